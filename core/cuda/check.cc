@@ -1,0 +1,27 @@
+#include "core/cuda/check.h"
+
+#include <cstdio>
+
+namespace conveyor::cuda {
+
+void ThrowCudaError(cudaError_t status, const char* call, const char* file, int line) {
+  // Clears the error for non-sticky failures so the next unrelated call does not report it again.
+  cudaGetLastError();
+  throw CudaError(std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
+                      cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")",
+                  static_cast<int>(status));
+}
+
+void ReportCudaErrorNoThrow(cudaError_t status, const char* call, const char* file, int line) noexcept {
+  cudaGetLastError();
+  if (status == cudaErrorCudartUnloading) return;  // process teardown: the context is already gone
+  std::fprintf(stderr, "conveyor: %s:%d: %s failed in a destructor: %s (%s)\n", file, line, call,
+               cudaGetErrorName(status), cudaGetErrorString(status));
+}
+
+void CheckLastLaunch(const char* what, const char* file, int line) {
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) ThrowCudaError(status, what, file, line);
+}
+
+}  // namespace conveyor::cuda
