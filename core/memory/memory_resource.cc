@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <bit>
+#include <cstdlib>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,6 +20,15 @@
 
 namespace conveyor {
 namespace {
+
+// Returns pooled memory to the driver at exit. Registered after the first CUDA allocation, i.e. after
+// cudart initialised, so (atexit being LIFO) it runs before cudart tears its context down; this is
+// what lets compute-sanitizer's leak check come back clean.
+void ReleasePoolsAtExit();
+void RegisterExitCleanup() {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(ReleasePoolsAtExit); });
+}
 
 std::string Describe(size_t bytes, MemoryKind kind, int device) {
   std::string s = std::to_string(bytes) + " bytes of " + std::string(MemoryKindName(kind)) + " memory";
@@ -74,6 +84,7 @@ class PinnedPoolResource final : public MemoryResource {
       throw OutOfMemory("cudaHostAlloc could not pin " + Describe(cls, kind(), -1));
     }
     CONVEYOR_CUDA_CHECK(status);
+    RegisterExitCleanup();
     MemoryStats::OnUpstream(kind(), cls);
     MemoryStats::OnAllocate(kind(), cls);
     return p;
@@ -143,7 +154,10 @@ class DevicePoolResource final : public MemoryResource {
     // Keep freed memory in the pool: returning it would make the next iteration call into the driver.
     uint64_t threshold = UINT64_MAX;
     CONVEYOR_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold));
+    RegisterExitCleanup();
   }
+  // Memory still allocated from the pool is released by the driver once it is freed.
+  ~DevicePoolResource() override { CONVEYOR_CUDA_CHECK_NOTHROW(cudaMemPoolDestroy(pool_)); }
   MemoryKind kind() const override { return MemoryKind::kDevice; }
   int device() const override { return device_; }
 
@@ -212,6 +226,16 @@ class ManagedResource final : public MemoryResource {
   int device_;
 };
 
+std::mutex& DeviceResourcesMutex() {
+  static auto* mutex = new std::mutex();
+  return *mutex;
+}
+
+std::map<std::pair<int, int>, std::unique_ptr<MemoryResource>>& DeviceResources() {
+  static auto* resources = new std::map<std::pair<int, int>, std::unique_ptr<MemoryResource>>();
+  return *resources;
+}
+
 PinnedPoolResource& PinnedPool() {
   // Leaked on purpose: resources must outlive every static Buffer, and cudart tears down first.
   static auto* pool = new PinnedPoolResource();
@@ -231,10 +255,8 @@ MemoryResource& DefaultResource(MemoryKind kind, int device) {
     throw InvalidArgument("memory resource: expected a device id below " +
                           std::to_string(cuda::DeviceCount()) + ", got " + std::to_string(device));
   }
-  static std::mutex mutex;
-  static auto* resources = new std::map<std::pair<int, int>, std::unique_ptr<MemoryResource>>();
-  std::lock_guard lock(mutex);
-  auto& slot = (*resources)[{static_cast<int>(kind), device}];
+  std::lock_guard lock(DeviceResourcesMutex());
+  auto& slot = DeviceResources()[{static_cast<int>(kind), device}];
   if (!slot) {
     if (kind == MemoryKind::kDevice) {
       slot = std::make_unique<DevicePoolResource>(device);
@@ -246,5 +268,13 @@ MemoryResource& DefaultResource(MemoryKind kind, int device) {
 }
 
 void TrimPinnedPool() { PinnedPool().Trim(); }
+
+namespace {
+void ReleasePoolsAtExit() {
+  PinnedPool().Trim();
+  std::lock_guard lock(DeviceResourcesMutex());
+  DeviceResources().clear();
+}
+}  // namespace
 
 }  // namespace conveyor

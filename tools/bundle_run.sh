@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the bundled tests (and optionally benchmarks, the Python suite, compute-sanitizer) on a GPU
+# machine. Prints a per-binary summary and the line `N passed, M failed, K skipped`.
+#   run.sh [--sanitize] [--bench] [--python] [--only REGEX]
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+OUTDIR=${OUT:-$HERE/out}
+mkdir -p "$OUTDIR/xml"
+export LD_LIBRARY_PATH="$HERE/lib:$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --sanitize) SANITIZE=1 ;;
+    --bench) BENCH=1 ;;
+    --python) PYTHON=1 ;;
+    --only) ONLY=$2; shift ;;
+  esac
+  shift
+done
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+
+status=0
+while read -r name path; do
+  echo "$name" | grep -Eq "$ONLY" || continue
+  dir="$HERE/tests/$name.runfiles"
+  log="$OUTDIR/$name.log"
+  (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor timeout 300 \
+      "$dir/$path" --gtest_output="xml:$OUTDIR/xml/$name.xml" >"$log" 2>&1)
+  rc=$?
+  [ $rc -ne 0 ] && { status=1; echo "FAILED: $name (rc $rc)"; grep -E "Failure|error|\[  FAILED" "$log" | head -20; }
+  if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
+    (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor timeout 600 compute-sanitizer \
+        --tool memcheck --error-exitcode 99 --leak-check full "$dir/$path" >"$OUTDIR/$name.memcheck.log" 2>&1)
+    src=$?
+    echo "memcheck $name: rc $src $(grep -m1 'ERROR SUMMARY' "$OUTDIR/$name.memcheck.log")"
+    [ $src -ne 0 ] && status=1
+  fi
+done < "$HERE/tests/index"
+
+if [ "$PYTHON" = 1 ] && [ -d "$HERE/python_tests" ]; then
+  CONVEYOR_LIB="$HERE/libconveyor_c.so" PYTHONPATH="$HERE/python${PYTHONPATH:+:$PYTHONPATH}" \
+    python3 -m pytest -q "$HERE/python_tests" --junitxml="$OUTDIR/xml/python.xml" >"$OUTDIR/python.log" 2>&1 || status=1
+  tail -5 "$OUTDIR/python.log"
+fi
+
+if [ "$BENCH" = 1 ]; then
+  for b in "$HERE"/bench/*; do
+    [ -x "$b" ] || continue
+    echo "== $(basename "$b")"
+    "$b" --benchmark_min_time=0.2 --benchmark_out="$OUTDIR/$(basename "$b").json" \
+        --benchmark_out_format=json 2>&1 | tee "$OUTDIR/$(basename "$b").log" | grep -vE '^\s*$' | tail -40
+  done
+fi
+
+python3 "$HERE/test_summary.py" --per-file "$OUTDIR/xml" || status=1
+exit $status

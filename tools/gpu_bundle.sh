@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds every test and benchmark here and packs them, with the shared libraries they need, into
+# .bundle/ (git-ignored, < 64 MiB) so they run on a GPU machine that has none of our dependencies.
+#
+#   tools/gpu_bundle.sh              # build + pack
+#   then on the GPU machine:  .bundle/run.sh [--sanitize] [--bench] [--python]   (logs to $OUT or ./out)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUNDLE=.bundle
+BAZEL=${BAZEL:-bazel}
+
+$BAZEL build //... >/dev/null
+rm -rf "$BUNDLE"
+mkdir -p "$BUNDLE/tests" "$BUNDLE/bench" "$BUNDLE/lib" "$BUNDLE/python"
+
+bin=$($BAZEL info bazel-bin 2>/dev/null)
+libs=()
+for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null); do
+  rel=${target#//}; rel=${rel/://}
+  name=${rel//\//__}
+  # The runfiles tree holds the binary and its data (YAML files, plugin .so files) at the paths the
+  # test expects relative to its working directory.
+  cp -rL "$bin/$rel.runfiles" "$BUNDLE/tests/$name.runfiles"
+  strip --strip-debug "$BUNDLE/tests/$name.runfiles/conveyor/$rel" 2>/dev/null || true
+  echo "$name conveyor/$rel" >> "$BUNDLE/tests/index"
+  libs+=("$bin/$rel")
+done
+for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))' 2>/dev/null); do
+  rel=${target#//}; rel=${rel/://}
+  cp -L "$bin/$rel" "$BUNDLE/bench/"
+  strip --strip-debug "$BUNDLE/bench/$(basename "$rel")"
+  libs+=("$bin/$rel")
+done
+for extra in core/capi/libconveyor_c.so tools/conveyor tools/conveyor_smoke; do
+  if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
+done
+if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
+if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
+
+# Shared libraries from Debian that the GPU machine lacks (TBB, yaml-cpp 0.7, libjpeg-turbo, ...).
+# glibc and libstdc++ stay the machine's own (newer there, and backward compatible).
+for f in "${libs[@]}"; do ldd "$f" 2>/dev/null; done | awk '/=> \//{print $3}' | sort -u | while read -r so; do
+  case "$(basename "$so")" in
+    libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) ;;
+    *) cp -L "$so" "$BUNDLE/lib/" ;;
+  esac
+done
+
+cp tools/bundle_run.sh "$BUNDLE/run.sh"
+cp tools/test_summary.py "$BUNDLE/"
+chmod +x "$BUNDLE/run.sh"
+echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(wc -l < "$BUNDLE/tests/index") test binaries)"

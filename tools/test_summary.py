@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Counts gtest/pytest cases in JUnit XML files and prints `N passed, M failed, K skipped`.
+
+Usage: test_summary.py [--per-file] XML_OR_DIR...   Exit status 1 when any case failed or no case ran.
+"""
+import os
+import sys
+import xml.etree.ElementTree as ET
+
+
+def cases(path):
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        print(f"{path}: unreadable XML ({e}); counted as one failure", file=sys.stderr)
+        yield "failed"
+        return
+    for case in root.iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            yield "failed"
+        elif case.find("skipped") is not None or case.get("result") == "skipped" or case.get("status") == "notrun":
+            yield "skipped"
+        else:
+            yield "passed"
+
+
+def main(argv):
+    per_file = "--per-file" in argv
+    paths = []
+    for arg in (a for a in argv if a != "--per-file"):
+        if os.path.isdir(arg):
+            for d, _, files in os.walk(arg):
+                paths += [os.path.join(d, f) for f in files if f.endswith(".xml")]
+        elif os.path.exists(arg):
+            paths.append(arg)
+    total = {"passed": 0, "failed": 0, "skipped": 0}
+    for path in sorted(paths):
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        for result in cases(path):
+            counts[result] += 1
+        for k in total:
+            total[k] += counts[k]
+        if per_file:
+            print(f"  {os.path.relpath(path):70s} {counts['passed']:4d} passed {counts['failed']:3d} failed "
+                  f"{counts['skipped']:3d} skipped")
+    print(f"{total['passed']} passed, {total['failed']} failed, {total['skipped']} skipped")
+    return 1 if total["failed"] or not sum(total.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
