@@ -1,0 +1,23 @@
+// TbbThreadPool: CpuThreadPool on a tbb::task_arena — for the executor, the test harness and CPU
+// kernels that want TBB directly (arena()).
+#pragma once
+
+#include <oneapi/tbb/task_arena.h>
+
+#include "core/op/thread_pool.h"
+
+namespace conveyor {
+
+class TbbThreadPool final : public CpuThreadPool {
+ public:
+  explicit TbbThreadPool(int num_threads);
+  int num_threads() const override { return num_threads_; }
+  void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) override;
+  tbb::task_arena& arena() { return arena_; }
+
+ private:
+  int num_threads_;
+  tbb::task_arena arena_;
+};
+
+}  // namespace conveyor

@@ -1,0 +1,47 @@
+// PipelineSpec: a whole pipeline as data — what a YAML file says after parsing, environment
+// substitution, typing of argument values by their schemas, and resolution of relative paths.
+// It can be written back to YAML (ToYaml) and reloaded to an equal spec.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/op/spec.h"
+
+namespace conveyor {
+
+struct PipelineSpec {
+  std::string name = "pipeline";
+  int batch_size = 1;
+  DeviceRequest device = DeviceRequest::kAuto;  // auto: gpu when a CUDA device is present
+  int device_id = 0;
+  int num_threads = 4;
+  int prefetch_depth = 2;
+  uint64_t seed = 0;
+  bool graph_capture = false;
+  std::vector<std::string> plugins;  // absolute (or as given, for specs built in C++)
+  std::vector<OpSpec> ops;           // in file order
+  std::vector<std::string> outputs;  // output names of nodes
+
+  // The YAML file it came from ("" when built in C++), and where its own fields were:
+  // "pipeline" (the section), "pipeline.KEY", "plugins.N", "outputs.N".
+  std::string source_file;
+  std::map<std::string, SourceLocation> locations;
+  SourceLocation Location(const std::string& field) const;
+
+  // Equal ignoring source file and locations (the YAML round trip).
+  friend bool operator==(const PipelineSpec& a, const PipelineSpec& b) {
+    return a.name == b.name && a.batch_size == b.batch_size && a.device == b.device &&
+           a.device_id == b.device_id && a.num_threads == b.num_threads &&
+           a.prefetch_depth == b.prefetch_depth && a.seed == b.seed && a.graph_capture == b.graph_capture &&
+           a.plugins == b.plugins && a.ops == b.ops && a.outputs == b.outputs;
+  }
+};
+
+// The YAML text of a spec, in the format yaml_loader.h reads (every argument value written with
+// its type's spelling; defaults are not written).
+std::string ToYaml(const PipelineSpec& spec);
+
+}  // namespace conveyor
