@@ -9,6 +9,7 @@
 //   TensorListCPU y = h.OutputToHost(0);
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,9 @@ class OpHarness {
   std::unique_ptr<Operator> op_;
   std::unique_ptr<CpuThreadPool> pool_;
   std::vector<Slot> inputs_;
+  std::vector<std::optional<TensorListGPU>> staged_;  // device copies of host inputs
+  std::vector<bool> host_placed_;                       // Placement::kHost per input
+  bool device_to_host_ = false;
   std::vector<Slot> outputs_;
   std::map<std::string, TensorListCPU> arg_inputs_;
   std::unique_ptr<Workspace> ws_;

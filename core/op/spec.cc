@@ -1,0 +1,136 @@
+#include "core/op/spec.h"
+
+#include "core/op/registry.h"
+#include "core/util/strings.h"
+
+namespace conveyor {
+
+namespace {
+
+std::string Plural(size_t n, const std::string& word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); }
+
+template <typename T>
+std::string NameList(const std::vector<T>& items) {
+  std::vector<std::string> names;
+  for (const T& item : items) names.push_back(item.name);
+  return names.empty() ? "" : " (" + Join(names, ", ") + ")";
+}
+
+std::string BackendList(const OpSchema& schema) {
+  std::vector<std::string> names;
+  for (Device d : schema.backends()) names.emplace_back(DeviceName(d));
+  return Join(names, ", ");
+}
+
+}  // namespace
+
+std::string SourceLocation::ToString() const {
+  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+std::string_view DeviceRequestName(DeviceRequest device) {
+  switch (device) {
+    case DeviceRequest::kCpu:
+      return "cpu";
+    case DeviceRequest::kGpu:
+      return "gpu";
+    case DeviceRequest::kAuto:
+      return "auto";
+  }
+  return "?";
+}
+
+const OpSchema& OpSpec::schema() const {
+  const OpRegistry::Entry* entry = OpRegistry::Global().Find(op_);
+  if (entry == nullptr) {
+    throw SpecError(*this, "op", "unknown operator \"" + op_ + "\"" + OpRegistry::Global().Suggest(op_));
+  }
+  return entry->schema;
+}
+
+ArgValue OpSpec::ArgOrDefault(const std::string& name) const {
+  if (auto it = args_.find(name); it != args_.end()) return it->second;
+  const ArgSchema* arg = schema().FindArg(name);
+  if (arg == nullptr) {
+    throw InvalidArgument(Describe() + ": the schema has no argument \"" + name + "\"" +
+                          DidYouMean(name, schema().ArgNames()));
+  }
+  if (!arg->default_value) throw InvalidArgument(Describe() + ": required argument \"" + name + "\" is not set");
+  return *arg->default_value;
+}
+
+SourceLocation OpSpec::Location(const std::string& field) const {
+  if (auto it = locations_.find(field); it != locations_.end()) return it->second;
+  // "args.x:key" falls back to "args.x", then to the node.
+  if (const size_t colon = field.find(':'); colon != std::string::npos) return Location(field.substr(0, colon));
+  if (auto it = locations_.find("node"); it != locations_.end()) return it->second;
+  return {};
+}
+
+std::string OpSpec::Describe() const { return "op \"" + op_ + "\" (" + name_ + ")"; }
+
+void OpSpec::Validate() const {
+  const OpSchema& s = schema();
+  const auto check_device = [&](Device d) {
+    if (!s.SupportsDevice(d)) {
+      throw SpecError(*this, "device",
+                      "not available on " + std::string(DeviceName(d)) + " (it runs on: " + BackendList(s) + ")");
+    }
+  };
+  if (device_ == DeviceRequest::kCpu) check_device(Device::kCpu);
+  if (device_ == DeviceRequest::kGpu) check_device(Device::kGpu);
+  if (inputs_.size() != s.inputs().size()) {
+    throw SpecError(*this, "inputs",
+                    "expected " + Plural(s.inputs().size(), "input") + NameList(s.inputs()) + ", got " +
+                        std::to_string(inputs_.size()));
+  }
+  if (outputs_.size() != s.outputs().size()) {
+    throw SpecError(*this, "outputs",
+                    "expected " + Plural(s.outputs().size(), "output") + NameList(s.outputs()) + ", got " +
+                        std::to_string(outputs_.size()));
+  }
+  const auto unknown = [&](const std::string& name) {
+    throw SpecError(*this, "args." + name + ":key",
+                    "unknown argument \"" + name + "\"" + DidYouMean(name, s.ArgNames()));
+  };
+  for (const auto& [name, value] : args_) {
+    const ArgSchema* arg = s.FindArg(name);
+    if (arg == nullptr) unknown(name);
+    const bool int_for_float = value.type() == ArgType::kInt && arg->type == ArgType::kFloat;
+    const bool ints_for_floats = value.type() == ArgType::kIntList && arg->type == ArgType::kFloatList;
+    if (value.type() != arg->type && !int_for_float && !ints_for_floats) {
+      throw SpecError(*this, "args." + name,
+                      "argument \"" + name + "\": expected " + ArgTypeName(arg->type) + ", got " +
+                          ArgTypeName(value.type()) + " " + value.ToYaml());
+    }
+    const std::string bad = arg->CheckValue(value);
+    if (!bad.empty()) throw SpecError(*this, "args." + name, "argument \"" + name + "\": " + bad);
+  }
+  for (const auto& [name, source] : arg_inputs_) {
+    const ArgSchema* arg = s.FindArg(name);
+    if (arg == nullptr) unknown(name);
+    if (arg->per_sample != PerSample::kAllowed) {
+      throw SpecError(*this, "args." + name,
+                      "argument \"" + name + "\" cannot be fed per sample (\"$" + source + "\"); give a " +
+                          ArgTypeName(arg->type) + " value");
+    }
+    if (args_.count(name) != 0) {
+      throw SpecError(*this, "args." + name, "argument \"" + name + "\" is both set and fed from \"$" + source + "\"");
+    }
+  }
+  for (const ArgSchema& arg : s.args()) {
+    if (arg.required() && args_.count(arg.name) == 0 && arg_inputs_.count(arg.name) == 0) {
+      throw SpecError(*this, "args", "missing required argument \"" + arg.name + "\" (" + ArgTypeName(arg.type) + ")");
+    }
+  }
+}
+
+SpecError::SpecError(const OpSpec& spec, std::string field, const std::string& detail)
+    : ConfigError([&] {
+        const SourceLocation at = spec.Location(field);
+        return (at.empty() ? "" : at.ToString() + ": ") + spec.Describe() + ": " + detail;
+      }()),
+      field_(std::move(field)),
+      detail_(detail) {}
+
+}  // namespace conveyor
