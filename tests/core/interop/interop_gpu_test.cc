@@ -57,6 +57,27 @@ void ExpectScaleAdd(const std::vector<float>& got, const std::vector<float>& in,
   }
 }
 
+// out = a * in + b written on `producer` behind a long spin, with out's ready event recorded
+// after it: a reader that does not wait on that event sees NaN.
+struct PendingScaleAdd {
+  std::vector<float> in_host;
+  TensorGPU in;
+  TensorGPU out;
+  float a, b;
+
+  PendingScaleAdd(StreamView producer, float a_, float b_)
+      : in_host(RandomVector<float>(kN, -10.f, 10.f)), a(a_), b(b_) {
+    in = TensorGPU::FromBuffer(RandomDeviceFloats(in_host, producer), 0, {int64_t{kN}}, DType::kFloat32);
+    out = TensorGPU::FromBuffer(PoisonedDeviceFloats(kN, producer), 0, {int64_t{kN}}, DType::kFloat32);
+    SpinGpu(kSpinMs, producer);
+    ScaleAddGpu(out.mutable_data<float>(), in.data<float>(), a, b, kN, producer);
+    out.RecordReady(producer);
+  }
+  void Expect(const void* device_data, StreamView reader) const {
+    ExpectScaleAdd(ToHost(device_data, kN, reader), in_host, a, b);
+  }
+};
+
 TEST(DLPackGpu, ImportedDeviceTensorFeedsAKernel) {
   CONVEYOR_REQUIRE_GPU();
   Stream s = Stream::Create();
@@ -129,34 +150,22 @@ TEST(DLPackGpu, ExportOrdersTheConsumerStreamWithoutBlockingTheHost) {
   CONVEYOR_REQUIRE_GPU();
   Stream producer = Stream::Create();
   Stream consumer = Stream::Create();
-  const std::vector<float> host = RandomVector<float>(kN, -10.f, 10.f);
-  TensorGPU src = TensorGPU::FromBuffer(RandomDeviceFloats(host, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  TensorGPU dst = TensorGPU::FromBuffer(PoisonedDeviceFloats(kN, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  SpinGpu(kSpinMs, producer.view());
-  ScaleAddGpu(dst.mutable_data<float>(), src.data<float>(), 3.f, -1.f, kN, producer.view());
-  dst.RecordReady(producer.view());
-
-  dlpack::DLManagedTensorVersioned* m = ExportDLPackVersioned(dst, consumer.view());
-  EXPECT_FALSE(dst.ready_event()->Query()) << "export must not wait on the host";
+  PendingScaleAdd pending(producer.view(), 3.f, -1.f);
+  dlpack::DLManagedTensorVersioned* m = ExportDLPackVersioned(pending.out, consumer.view());
+  EXPECT_FALSE(pending.out.ready_event()->Query()) << "export must not wait on the host";
   // The consumer's read is ordered after the producer's kernel only through the event wait.
-  ExpectScaleAdd(ToHost(m->dl_tensor.data, kN, consumer.view()), host, 3.f, -1.f);
+  pending.Expect(m->dl_tensor.data, consumer.view());
   m->deleter(m);
 }
 
-TEST(DLPackGpu, LegacyExportAlsoOrdersTheConsumer) {
+TEST(DLPackGpu, LegacyExportAlsoOrdersTheConsumerAndKeepsTheDataAlive) {
   CONVEYOR_REQUIRE_GPU();
   Stream producer = Stream::Create();
   Stream consumer = Stream::Create();
-  const std::vector<float> host = RandomVector<float>(kN, -10.f, 10.f);
-  TensorGPU src = TensorGPU::FromBuffer(RandomDeviceFloats(host, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  TensorGPU dst = TensorGPU::FromBuffer(PoisonedDeviceFloats(kN, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  SpinGpu(kSpinMs, producer.view());
-  ScaleAddGpu(dst.mutable_data<float>(), src.data<float>(), 0.5f, 7.f, kN, producer.view());
-  dst.RecordReady(producer.view());
-  dlpack::DLManagedTensor* m = ExportDLPackLegacy(dst, consumer.view());
-  dst = TensorGPU();
-  src = TensorGPU();  // the export alone keeps the data alive
-  ExpectScaleAdd(ToHost(m->dl_tensor.data, kN, consumer.view()), host, 0.5f, 7.f);
+  PendingScaleAdd pending(producer.view(), 0.5f, 7.f);
+  dlpack::DLManagedTensor* m = ExportDLPackLegacy(pending.out, consumer.view());
+  pending.out = TensorGPU();  // the export alone keeps the data alive
+  pending.Expect(m->dl_tensor.data, consumer.view());
   m->deleter(m);
 }
 
@@ -164,16 +173,11 @@ TEST(CaiGpu, ProducerStreamBecomesTheReadyEvent) {
   CONVEYOR_REQUIRE_GPU();
   Stream producer = Stream::Create();
   Stream consumer = Stream::Create();
-  const std::vector<float> host = RandomVector<float>(kN, -10.f, 10.f);
-  Buffer in = RandomDeviceFloats(host, producer.view());
-  Buffer out = PoisonedDeviceFloats(kN, producer.view());
-  SpinGpu(kSpinMs, producer.view());
-  ScaleAddGpu(static_cast<float*>(out.data()), static_cast<const float*>(in.data()), -3.f, 2.f, kN, producer.view());
-
+  PendingScaleAdd pending(producer.view(), -3.f, 2.f);
   CudaArrayInterface cai;
   cai.shape = {static_cast<int64_t>(kN)};
   cai.typestr = "<f4";
-  cai.data = reinterpret_cast<uintptr_t>(out.data());
+  cai.data = reinterpret_cast<uintptr_t>(pending.out.raw_data());
   cai.stream = cuda::EncodeInteropStream(producer.view());
   int releases = 0;
   {
@@ -183,7 +187,7 @@ TEST(CaiGpu, ProducerStreamBecomesTheReadyEvent) {
     ASSERT_NE(t.ready_event(), nullptr);
     EXPECT_FALSE(t.ready_event()->Query()) << "import must not wait on the host";
     t.WaitReady(consumer.view());
-    ExpectScaleAdd(ToHost(t.raw_data(), kN, consumer.view()), host, -3.f, 2.f);
+    pending.Expect(t.raw_data(), consumer.view());
   }
   EXPECT_EQ(releases, 1);
 }
@@ -211,24 +215,18 @@ TEST(CaiGpu, ExportMakesOurStreamWaitOrSyncsTheHost) {
   CONVEYOR_REQUIRE_GPU();
   Stream producer = Stream::Create();
   Stream ours = Stream::Create();
-  const std::vector<float> host = RandomVector<float>(kN, -10.f, 10.f);
-  TensorGPU src = TensorGPU::FromBuffer(RandomDeviceFloats(host, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  TensorGPU dst = TensorGPU::FromBuffer(PoisonedDeviceFloats(kN, producer.view()), 0, {int64_t{kN}}, DType::kFloat32);
-  SpinGpu(kSpinMs, producer.view());
-  ScaleAddGpu(dst.mutable_data<float>(), src.data<float>(), 1.5f, 0.25f, kN, producer.view());
-  dst.RecordReady(producer.view());
-
-  CudaArrayInterface cai = ExportCudaArrayInterface(dst, ours.view());
+  PendingScaleAdd pending(producer.view(), 1.5f, 0.25f);
+  CudaArrayInterface cai = ExportCudaArrayInterface(pending.out, ours.view());
   ASSERT_TRUE(cai.stream.has_value());
   EXPECT_EQ(*cai.stream, cuda::EncodeInteropStream(ours.view()));
-  EXPECT_FALSE(dst.ready_event()->Query());
-  ExpectScaleAdd(ToHost(reinterpret_cast<void*>(cai.data), kN, ours.view()), host, 1.5f, 0.25f);
+  EXPECT_FALSE(pending.out.ready_event()->Query());
+  pending.Expect(reinterpret_cast<void*>(cai.data), ours.view());
 
   SpinGpu(kSpinMs, producer.view());
-  dst.RecordReady(producer.view());
-  CudaArrayInterface no_stream = ExportCudaArrayInterface(dst, std::nullopt);
+  pending.out.RecordReady(producer.view());
+  CudaArrayInterface no_stream = ExportCudaArrayInterface(pending.out, std::nullopt);
   EXPECT_FALSE(no_stream.stream.has_value());
-  EXPECT_TRUE(dst.ready_event()->Query()) << "without a stream the host waited";
+  EXPECT_TRUE(pending.out.ready_event()->Query()) << "without a stream the host waited";
 }
 
 }  // namespace
