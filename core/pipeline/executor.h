@@ -1,0 +1,136 @@
+// Executor: runs a Graph iteration after iteration on a ring of `prefetch_depth` slots.
+//
+// One stage thread drives every iteration; the consumer calls Outputs() on its own thread.
+//
+//   stage thread   │ wait slot s free ─ host-wait gpu_done[s] of iteration k-D ─┐
+//                  │ CPU stage k (TBB arena: independent nodes as tasks,        │ D = prefetch_depth
+//                  │   per-sample ParallelFor inside) ── writes pinned staging[s]│ s = k mod D
+//                  │ GPU stage k: issue only, returns at once ───────────────────┘ then k+1
+//   copy stream    │          wait alloc[s] ─ H2D staging[s] → dev[s] (one per edge) ─ copy_done[s]
+//   compute stream │ wait consumer[s] ─ wait copy_done[s] ─ eager nodes │ captured segments ─ ready[s]
+//   consumer       │                    Outputs(k): ready[s] ─WaitOn(stream)/Sync()─ release → slot s free
+//
+// So the CPU stage of k+1 runs while the GPU executes k. Ordering, slot by slot:
+//   - staging[s], descriptor buffers (PrepareGpu) and every other host-written buffer of slot s
+//     are rewritten only after the host waited for ready[s] of iteration k-D, which the compute
+//     stream records after all GPU work of that iteration, itself after copy_done[s]: so the
+//     copy that read staging[s] and the kernels that read the descriptors have finished.
+//   - device buffers of slot s are rewritten by stream order (compute) and, for buffers the
+//     consumer read, after consumer[s]: events recorded on the consumer's streams (WaitOn) when it
+//     released the outputs. Device buffers are allocated on the compute stream; the copy stream
+//     waits alloc[s] (recorded on compute) before writing them.
+//   - outputs of iteration k are handed out only after its stage finished issuing; their ready
+//     event is ready[s].
+// The legacy default stream is never used; steady state allocates nothing (slot buffers grow to
+// powers of two and stay) and never synchronises the device.
+//
+// Errors: the first exception of iteration k — from any operator, CPU or GPU, or a CUDA call — is
+// stored with "iteration k: node "x" (op "y"): ..." and rethrown (same exception type) by the
+// Outputs() call for iteration k; the stage thread then stops, and later Outputs() calls throw.
+// Destruction stops the stage thread after the operator it is in returns, waits for the streams
+// and frees every slot buffer; outputs still held keep what they reference alive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/cuda/event.h"
+#include "core/cuda/stream.h"
+#include "core/pipeline/graph.h"
+#include "core/tensor/tensor_list.h"
+
+namespace conveyor {
+
+namespace pipeline_internal {
+struct ExecutorState;
+struct SlotLease;
+}  // namespace pipeline_internal
+
+struct ExecutorCounters {
+  int64_t iterations = 0;  // iterations whose stage finished
+  int64_t captures = 0;    // CUDA graphs captured (segment × slot × signature)
+  int64_t replays = 0;     // captured graphs launched
+};
+
+// The outputs of one iteration. They stay valid until the object is released (destroyed, moved
+// from, or Release()); then the slot returns to the ring and the next iteration in it rewrites
+// the buffers. Copy the data (or keep WaitOn's stream ordered) to keep it longer.
+class PipelineOutputs {
+ public:
+  PipelineOutputs() = default;
+  ~PipelineOutputs();
+  PipelineOutputs(PipelineOutputs&&) noexcept = default;
+  PipelineOutputs& operator=(PipelineOutputs&& other) noexcept;
+  // Copying disallowed: one lease, one slot release.
+  PipelineOutputs(const PipelineOutputs&) = delete;
+  PipelineOutputs& operator=(const PipelineOutputs&) = delete;
+
+  int64_t iteration() const { return iteration_; }
+  int size() const { return static_cast<int>(names_.size()); }
+  const std::vector<std::string>& names() const { return names_; }
+  // Throws InvalidArgument for an unknown name.
+  int Index(const std::string& name) const;
+  bool IsGpu(int i) const;
+  // Throw InvalidArgument when the index is out of range or the output lives on the other side.
+  const TensorListGPU& Gpu(int i) const;
+  const TensorListCPU& Cpu(int i) const;
+
+  // Recorded on the compute stream after the iteration's GPU work; null for CPU-only pipelines.
+  const std::shared_ptr<cuda::Event>& ready_event() const { return ready_; }
+  // Orders `stream` after the outputs are ready, without blocking the host. The slot is rewritten
+  // only after the work queued on `stream` up to the release.
+  void WaitOn(StreamView stream);
+  // Blocks the host until the outputs are ready.
+  void Sync() const;
+  // Returns the slot to the ring now.
+  void Release();
+
+ private:
+  friend struct pipeline_internal::ExecutorState;
+  int64_t iteration_ = -1;
+  std::vector<std::string> names_;
+  std::vector<std::variant<TensorListCPU, TensorListGPU>> lists_;
+  std::shared_ptr<cuda::Event> ready_;
+  std::unique_ptr<pipeline_internal::SlotLease> lease_;
+};
+
+class Executor {
+ public:
+  // Creates the operators, streams and slots (no stage thread yet). Throws ConfigError for a graph
+  // the executor cannot schedule (a CPU node reading a GPU node's output).
+  explicit Executor(Graph graph);
+  ~Executor();
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // Starts the stage thread and schedules `iterations` (the prefetch priming).
+  void Start(int iterations);
+  // Schedules one more iteration. Throws InvalidArgument when an external_source node has no fed
+  // batch left for it.
+  void Schedule();
+  // The outputs of the oldest iteration not yet handed out; blocks until its stage finished.
+  // Rethrows its error. Throws InvalidArgument when nothing is scheduled, or when the slot it
+  // needs is held by outputs not yet released (that would wait forever).
+  PipelineOutputs Pop();
+  // Queues a batch for an external_source node (InvalidArgument for any other node). A GPU batch
+  // is used after its ready event; the batch is kept alive until its slot is reused.
+  void Feed(const std::string& node, TensorListCPU batch);
+  void Feed(const std::string& node, TensorListGPU batch);
+  // Fed batches not yet claimed by a scheduled iteration, for the node with the fewest (-1: the
+  // graph has no external_source node).
+  int64_t FedAhead() const;
+
+  const Graph& graph() const;
+  ExecutorCounters counters() const;
+
+ private:
+  std::shared_ptr<pipeline_internal::ExecutorState> state_;
+};
+
+// The op name the executor feeds from Feed() instead of running the operator.
+inline constexpr const char* kExternalSourceOp = "external_source";
+
+}  // namespace conveyor
