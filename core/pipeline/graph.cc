@@ -1,5 +1,6 @@
 #include "core/pipeline/graph.h"
 
+#include <algorithm>
 #include <map>
 
 #include "core/cuda/device.h"
@@ -61,10 +62,13 @@ std::string DescribeCycle(const std::vector<std::vector<int>>& producers_of, con
       }
     }
   }
+  // Producers were followed backwards: reverse so the text reads in data-flow order, then rotate
+  // so it starts at the node written first.
+  std::vector<int> cycle(order.rbegin(), order.rend() - static_cast<std::ptrdiff_t>(seen[at]));
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  first = cycle.front();
   std::vector<std::string> names;
-  // Producers were followed backwards: reverse so the text reads in data-flow order.
-  for (size_t i = order.size(); i-- > seen[at];) names.push_back(spec.ops[static_cast<size_t>(order[i])].name());
-  first = order[seen[at]];
+  for (int i : cycle) names.push_back(spec.ops[static_cast<size_t>(i)].name());
   names.push_back(names.front());
   return Join(names, " -> ");
 }

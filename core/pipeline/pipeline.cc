@@ -1,0 +1,79 @@
+#include "core/pipeline/pipeline.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/pipeline/yaml_loader.h"
+
+namespace conveyor {
+
+Pipeline Pipeline::FromFile(const std::string& path, GraphOptions options) {
+  return Pipeline(LoadPipelineFile(path), options);
+}
+
+Pipeline Pipeline::FromYaml(const std::string& text, const std::string& base_dir, GraphOptions options) {
+  return Pipeline(ParsePipelineYaml(text, "<string>", base_dir), options);
+}
+
+Pipeline::Pipeline(PipelineSpec spec, GraphOptions options) : spec_(std::move(spec)), options_(options) {}
+Pipeline::~Pipeline() = default;
+Pipeline::Pipeline(Pipeline&&) noexcept = default;
+Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
+
+void Pipeline::CheckBuilt(const char* what) const {
+  if (!executor_) throw InvalidArgument("pipeline \"" + spec_.name + "\": " + what + " before Build()");
+}
+
+void Pipeline::Build() {
+  if (executor_) throw InvalidArgument("pipeline \"" + spec_.name + "\": Build() called twice");
+  auto executor = std::make_unique<Executor>(Graph::Build(spec_, options_));
+  for (auto& [node, batch] : pending_feeds_) {
+    std::visit([&, &node = node](auto& list) { executor->Feed(node, std::move(list)); }, batch);
+  }
+  pending_feeds_.clear();
+  int prime = std::max(1, spec_.prefetch_depth);
+  const int64_t fed = executor->FedAhead();
+  if (fed >= 0) prime = static_cast<int>(std::min<int64_t>(prime, fed));
+  executor->Start(prime);
+  executor_ = std::move(executor);
+}
+
+void Pipeline::Run() {
+  CheckBuilt("Run()");
+  executor_->Schedule();
+}
+
+PipelineOutputs Pipeline::Outputs() {
+  CheckBuilt("Outputs()");
+  return executor_->Pop();
+}
+
+void Pipeline::Feed(const std::string& node, TensorListCPU batch) {
+  if (executor_) {
+    executor_->Feed(node, std::move(batch));
+  } else {
+    pending_feeds_.emplace_back(node, std::move(batch));
+  }
+}
+
+void Pipeline::Feed(const std::string& node, TensorListGPU batch) {
+  if (executor_) {
+    executor_->Feed(node, std::move(batch));
+  } else {
+    pending_feeds_.emplace_back(node, std::move(batch));
+  }
+}
+
+const Graph& Pipeline::graph() const {
+  CheckBuilt("graph()");
+  return executor_->graph();
+}
+
+std::vector<std::string> Pipeline::output_names() const { return spec_.outputs; }
+
+ExecutorCounters Pipeline::counters() const {
+  CheckBuilt("counters()");
+  return executor_->counters();
+}
+
+}  // namespace conveyor
