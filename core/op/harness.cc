@@ -12,10 +12,8 @@ namespace conveyor {
 OpHarness::OpHarness(OpSpec spec, Device device, int batch_size, OpRegistry& registry)
     : spec_(std::move(spec)), device_(device), batch_size_(batch_size) {
   const OpRegistry::Entry& entry = registry.Get(spec_.op());
-  spec_.Validate();
-  if (!entry.schema.SupportsDevice(device)) {
-    throw InvalidArgument(spec_.Describe() + ": not available on " + std::string(DeviceName(device)));
-  }
+  spec_.set_device(device == Device::kGpu ? DeviceRequest::kGpu : DeviceRequest::kCpu);
+  spec_.Validate();  // SpecError also when the op lacks `device`
   op_ = entry.factory(spec_);
   inputs_.resize(entry.schema.inputs().size());
   staged_.resize(entry.schema.inputs().size());

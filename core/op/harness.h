@@ -24,7 +24,8 @@ namespace conveyor {
 
 class OpHarness {
  public:
-  // Validates the spec (SpecError) and instantiates the operator from `registry`.
+  // Sets the spec's device, validates it (SpecError, also when the op lacks that backend) and
+  // instantiates the operator from `registry`.
   OpHarness(OpSpec spec, Device device, int batch_size = 1, OpRegistry& registry = OpRegistry::Global());
   ~OpHarness();
 
