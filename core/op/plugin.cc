@@ -56,8 +56,9 @@ PluginInfo LoadPlugin(const std::string& path, OpRegistry& registry) {
   const std::string key = ::realpath(path.c_str(), resolved) ? resolved : path;
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
 
-  OpRegistry::Pending pending;
+  // Declared first so it is destroyed last: the pending entries' factories live in the library.
   LibraryCloser library{nullptr};
+  OpRegistry::Pending pending;
   {
     // Static OperatorRegistration objects in the plugin run inside dlopen: hold them back.
     CaptureScope capture(&pending);

@@ -1,0 +1,129 @@
+// Loads the example plugin built by Bazel, runs its operator on CPU and GPU and from YAML, and
+// checks every loader error on deliberately broken libraries.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/cuda/stream.h"
+#include "core/error.h"
+#include "core/op/harness.h"
+#include "core/op/plugin.h"
+#include "core/pipeline/graph.h"
+#include "core/pipeline/yaml_loader.h"
+#include "tests/util/gpu_test.h"
+
+namespace conveyor {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kDir = "tests/plugins/";
+
+std::string LoadError(const std::string& path) {
+  try {
+    LoadPlugin(path);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << path << ": expected a PluginError";
+  return "";
+}
+
+TensorListCPU RandomBatch(const std::vector<Shape>& shapes) {
+  std::vector<std::vector<float>> values;
+  for (const Shape& s : shapes) values.push_back(testing::RandomVector<float>(static_cast<size_t>(s.num_elements()), -10.f, 10.f));
+  return MakeBatch<float>(shapes, values);
+}
+
+void ExpectScaled(const TensorListCPU& out, const TensorListCPU& in, const std::vector<float>& factors, float bias) {
+  ASSERT_EQ(out.shapes(), in.shapes());
+  for (int s = 0; s < in.num_samples(); ++s) {
+    const float* x = static_cast<const float*>(in.raw_sample(s));
+    const float* y = static_cast<const float*>(out.raw_sample(s));
+    for (int64_t j = 0; j < in.shape(s).num_elements(); ++j) {
+      ASSERT_EQ(y[j], std::fma(x[j], factors[static_cast<size_t>(s)], bias)) << "sample " << s << " element " << j;
+    }
+  }
+}
+
+TEST(Plugin, LoadsAndRegistersItsOperator) {
+  const PluginInfo info = LoadPlugin(kDir + "libexample_scale.so");
+  EXPECT_EQ(info.operators, std::vector<std::string>{"example.scale"});
+  const OpSchema& schema = OpRegistry::Global().Schema("example.scale");
+  EXPECT_TRUE(schema.SupportsDevice(Device::kGpu));
+  EXPECT_THAT(OpRegistry::Global().Get("example.scale").origin, HasSubstr("libexample_scale.so"));
+  // Loading again is a no-op, not a duplicate.
+  EXPECT_EQ(LoadPlugin(kDir + "libexample_scale.so").operators, info.operators);
+}
+
+TEST(Plugin, CpuOperatorRuns) {
+  LoadPlugin(kDir + "libexample_scale.so");
+  const TensorListCPU in = RandomBatch({{5, 3}, {0}, {17}});
+  OpHarness h(OpSpec("example.scale", "s").AddInput("x").AddOutput("y").SetArg("bias", 0.25), Device::kCpu);
+  h.SetInput(0, in);
+  h.SetArgInput("factor", MakeBatch<float>({{}, {}, {}}, {{1.5f}, {-2.f}, {3.f}}));
+  h.Run();
+  ExpectScaled(h.OutputToHost(0), in, {1.5f, -2.f, 3.f}, 0.25f);
+}
+
+TEST(Plugin, GpuOperatorRuns) {
+  CONVEYOR_REQUIRE_GPU();
+  LoadPlugin(kDir + "libexample_scale.so");
+  const TensorListCPU in = RandomBatch({{64, 3}, {1}, {1000}});
+  OpHarness h(OpSpec("example.scale", "s").AddInput("x").AddOutput("y").SetArg("factor", -0.5).SetArg("bias", 7.0),
+              Device::kGpu);
+  h.SetInput(0, in);
+  cuda::Stream stream = cuda::Stream::Create();
+  h.Run(stream.view());
+  ExpectScaled(h.OutputToHost(0), in, {-0.5f, -0.5f, -0.5f}, 7.f);
+}
+
+TEST(Plugin, LoadsFromYaml) {
+  const PipelineSpec spec = LoadPipelineFile(kDir + "testdata/scale.yaml");
+  ASSERT_EQ(spec.plugins.size(), 1u);
+  EXPECT_THAT(spec.plugins[0], HasSubstr("tests/plugins/libexample_scale.so"));
+  const Graph g = Graph::Build(spec, {.has_gpu = false});
+  EXPECT_EQ(g.node("scaler").op(), "example.scale");
+  EXPECT_FLOAT_EQ(g.node("scaler").spec.Arg<float>("factor"), 3.5f);
+}
+
+TEST(PluginErrors, MissingFile) {
+  EXPECT_THAT(LoadError(kDir + "libnope.so"), HasSubstr("plugin tests/plugins/libnope.so: file not found"));
+}
+
+TEST(PluginErrors, NotASharedLibrary) {
+  const std::string e = LoadError(kDir + "testdata/libnot_elf.so");
+  EXPECT_THAT(e, HasSubstr("plugin tests/plugins/testdata/libnot_elf.so: cannot be loaded as a shared library: "));
+  EXPECT_THAT(e, HasSubstr("libnot_elf.so"));  // dlerror's text names the file too
+}
+
+TEST(PluginErrors, NotAPlugin) {
+  const std::string e = LoadError(kDir + "libnot_a_plugin.so");
+  EXPECT_THAT(e, HasSubstr("libnot_a_plugin.so: not a Conveyor plugin: no conveyor_plugin_abi_version symbol ("));
+  EXPECT_THAT(e, HasSubstr("undefined symbol: conveyor_plugin_abi_version"));
+}
+
+TEST(PluginErrors, AbiMismatchIsCheckedFirst) {
+  EXPECT_THAT(LoadError(kDir + "libwrong_abi.so"),
+              HasSubstr("libwrong_abi.so: ABI version mismatch: the plugin was built for ABI 999, this Conveyor has "
+                        "ABI 1; rebuild the plugin"));
+  // Its static registration ran inside dlopen but was held back.
+  EXPECT_EQ(OpRegistry::Global().Find("broken.wrong_abi"), nullptr);
+}
+
+TEST(PluginErrors, MissingRegisterSymbol) {
+  EXPECT_THAT(LoadError(kDir + "libno_register.so"),
+              HasSubstr("libno_register.so: missing symbol conveyor_plugin_register ("));
+}
+
+TEST(PluginErrors, DuplicateOperatorName) {
+  EXPECT_THAT(LoadError(kDir + "libduplicate.so"),
+              HasSubstr("libduplicate.so: operator \"copy\" is already registered (by built-in); a second "
+                        "registration came from plugin tests/plugins/libduplicate.so"));
+  // All or nothing: its other operator did not land either.
+  EXPECT_EQ(OpRegistry::Global().Find("broken.fresh"), nullptr);
+}
+
+}  // namespace
+}  // namespace conveyor
