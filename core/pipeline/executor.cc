@@ -711,6 +711,7 @@ using pipeline_internal::ExecutorState;
 // PipelineOutputs
 
 PipelineOutputs::~PipelineOutputs() = default;
+PipelineOutputs::PipelineOutputs(PipelineOutputs&&) noexcept = default;
 PipelineOutputs& PipelineOutputs::operator=(PipelineOutputs&& other) noexcept = default;
 
 int PipelineOutputs::Index(const std::string& name) const {
@@ -800,11 +801,30 @@ void Executor::Schedule() {
 
 PipelineOutputs Executor::Pop() { return state_->Pop(); }
 
+namespace {
+// What external_source's arguments promise downstream nodes: the dtype and the sample rank.
+void CheckFed(const GraphNode& node, DType dtype, const std::vector<Shape>& shapes) {
+  const DType want = node.spec.Arg<DType>("dtype");
+  if (dtype != want) {
+    throw InvalidArgument("Feed: node \"" + node.name() + "\" expects dtype " + std::string(DTypeName(want)) +
+                          ", got " + std::string(DTypeName(dtype)));
+  }
+  const int64_t ndim = node.spec.Arg<int64_t>("ndim");
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (ndim >= 0 && shapes[i].ndim() != ndim) {
+      throw InvalidArgument("Feed: node \"" + node.name() + "\" expects " + std::to_string(ndim) +
+                            "-D samples, sample " + std::to_string(i) + " has shape " + shapes[i].ToString());
+    }
+  }
+}
+}  // namespace
+
 void Executor::Feed(const std::string& node, TensorListCPU batch) {
   const GraphNode& n = state_->graph.node(node);
   if (n.op() != kExternalSourceOp) {
     throw InvalidArgument("Feed: node \"" + node + "\" runs \"" + n.op() + "\", not " + kExternalSourceOp);
   }
+  CheckFed(n, batch.dtype(), batch.shapes());
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->feeds[n.index].emplace_back(std::move(batch));
 }
@@ -817,6 +837,7 @@ void Executor::Feed(const std::string& node, TensorListGPU batch) {
   if (n.device != Device::kGpu) {
     throw InvalidArgument("Feed: node \"" + node + "\" runs on the CPU; feed it a host batch (TensorListCPU)");
   }
+  CheckFed(n, batch.dtype(), batch.shapes());
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->feeds[n.index].emplace_back(std::move(batch));
 }

@@ -62,7 +62,7 @@ class PipelineOutputs {
  public:
   PipelineOutputs() = default;
   ~PipelineOutputs();
-  PipelineOutputs(PipelineOutputs&&) noexcept = default;
+  PipelineOutputs(PipelineOutputs&&) noexcept;
   PipelineOutputs& operator=(PipelineOutputs&& other) noexcept;
   // Copying disallowed: one lease, one slot release.
   PipelineOutputs(const PipelineOutputs&) = delete;
