@@ -111,7 +111,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   ~ExecutorState();
 
   void Main();
-  void RunIteration(int64_t k, Slot& slot);
+  void RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming);
   void RunCpuStage(int64_t k, Slot& slot);
   void RunCpuNode(int n, int64_t k, Slot& slot);
   void RunGpuStage(int64_t k, Slot& slot);
@@ -299,6 +299,9 @@ ExecutorState::~ExecutorState() {
 }
 
 void ExecutorState::Main() {
+  // Batches fed for the next iteration: they replace the slot's previous ones only after that
+  // iteration's GPU work (which may still copy from them) finished.
+  std::vector<std::optional<Fed>> incoming(graph.nodes().size());
   for (;;) {
     int64_t k = 0;
     Slot* slot = nullptr;
@@ -316,13 +319,13 @@ void ExecutorState::Main() {
       slot->error = nullptr;
       for (int src : external_sources) {
         // Schedule() made sure every scheduled iteration has its batch.
-        slot->fed[src] = std::move(feeds[src].front());
+        incoming[src] = std::move(feeds[src].front());
         feeds[src].pop_front();
       }
     }
     std::exception_ptr error;
     try {
-      RunIteration(k, *slot);
+      RunIteration(k, *slot, incoming);
     } catch (...) {
       error = std::current_exception();
     }
@@ -341,7 +344,7 @@ void ExecutorState::Main() {
   }
 }
 
-void ExecutorState::RunIteration(int64_t k, Slot& slot) {
+void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
   if (has_gpu) {
     try {
       if (!device_set) {
@@ -355,6 +358,7 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot) {
       RethrowWithContext(IterationPrefix(k));
     }
   }
+  for (int src : external_sources) slot.fed[src] = std::move(incoming[src]);
   RunCpuStage(k, slot);
   if (has_gpu) RunGpuStage(k, slot);
 }

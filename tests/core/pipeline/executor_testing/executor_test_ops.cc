@@ -143,10 +143,17 @@ class AugmentOp final : public Operator {
   OutputDescs Setup(const Workspace& ws) override { return {ws.InputDesc(0)}; }
   void PrepareGpu(Workspace& ws) override {
     const size_t slot = static_cast<size_t>(ws.slot());
-    if (descs_.size() <= slot) descs_.resize(slot + 1);
+    if (descs_.size() <= slot) {
+      descs_.resize(slot + 1);
+      device_descs_.resize(slot + 1);
+    }
     const size_t bytes = sizeof(AugmentDesc) * static_cast<size_t>(std::max(1, ws.batch_size()));
     // Per slot: the executor rewrites a slot only after its previous GPU work finished.
-    if (descs_[slot].empty() || descs_[slot].size() < bytes) descs_[slot] = Buffer::Allocate(MemoryKind::kPinned, bytes);
+    if (descs_[slot].empty() || descs_[slot].size() < bytes) {
+      descs_[slot] = Buffer::Allocate(MemoryKind::kPinned, bytes);
+      // Looked up here, not in RunGpu: no CUDA API call but the launch happens while capturing.
+      device_descs_[slot] = static_cast<const AugmentDesc*>(descs_[slot].device_ptr());
+    }
     auto* d = static_cast<AugmentDesc*>(descs_[slot].host_ptr());
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
@@ -158,12 +165,12 @@ class AugmentOp final : public Operator {
   }
   void RunGpu(Workspace& ws) override {
     const size_t slot = static_cast<size_t>(ws.slot());
-    AugmentGpu(static_cast<const AugmentDesc*>(descs_.at(slot).device_ptr()), ws.InputGpu(0).num_samples(),
-               ws.stream());
+    AugmentGpu(device_descs_.at(slot), ws.InputGpu(0).num_samples(), ws.stream());
   }
 
  private:
   std::vector<Buffer> descs_;  // [slot]: pinned, mapped
+  std::vector<const AugmentDesc*> device_descs_;  // [slot]: their device addresses
 };
 
 const OperatorRegistration<PatternOp> kPatternRegistration(kPatternSchema);

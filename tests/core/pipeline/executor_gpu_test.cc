@@ -1,0 +1,350 @@
+// Executor tests on a real GPU (tag gpu; they skip without one): streams, overlap, staging,
+// captured segments, steady state, errors and shutdown.
+#include <cuda_runtime_api.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <thread>
+#include <string>
+#include <vector>
+
+#include "core/cuda/check.h"
+#include "core/cuda/stream.h"
+#include "core/memory/stats.h"
+#include "core/op/philox.h"
+#include "core/pipeline/captured_segment.h"
+#include "core/pipeline/pipeline.h"
+#include "core/tensor/copy.h"
+#include "tests/core/pipeline/executor_testing/executor_test_ops.h"
+#include "tests/util/gpu_test.h"
+#include "tests/util/test_kernels.h"
+
+namespace conveyor {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::DrawAugment;
+using testing::PatternSize;
+using testing::PatternValue;
+using Clock = std::chrono::steady_clock;
+
+std::string GpuYaml(const std::string& ops, const std::string& outputs, int prefetch, bool capture, int batch = 4) {
+  return "pipeline: {name: gpu_test, batch_size: " + std::to_string(batch) +
+         ", device: gpu, num_threads: 2, prefetch_depth: " + std::to_string(prefetch) +
+         ", seed: 77, graph_capture: " + (capture ? "true" : "false") + "}\nops:\n" + ops + "outputs: [" + outputs +
+         "]\n";
+}
+
+TensorListCPU ToHost(const TensorListGPU& list) {
+  cuda::Stream stream = cuda::Stream::Create();
+  TensorListCPU host;
+  CopyAsync(host, list, stream.view());  // waits on the list's ready event on `stream`
+  stream.Synchronize();
+  return host;
+}
+
+// Three chained augments after a varying-size pattern: the capture tests' pipeline.
+std::string AugmentChain(int64_t grow_at) {
+  return "  - {op: testing.pattern, name: src, args: {min_size: 50, max_size: 3000, grow_at: " +
+         std::to_string(grow_at) +
+         "}, outputs: [x]}\n"
+         "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
+         "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n"
+         "  - {op: testing.augment, name: a3, device: gpu, inputs: [y2], outputs: [y3]}\n";
+}
+
+// What the augment chain must produce for (iteration, sample, i), computed on the host.
+float AugmentChainValue(int64_t k, int s, int64_t i) {
+  float v = PatternValue(k, s, i);
+  for (const char* node : {"a1", "a2", "a3"}) {
+    const auto p = DrawAugment(77, NodeId(node), k, s);
+    v = std::fmaf(v, p.scale, p.bias);
+  }
+  return v;
+}
+
+TEST(ExecutorGpu, NeverUsesTheLegacyDefaultStream) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: testing.pattern, name: src, args: {max_size: 256}, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: spin, device: gpu, inputs: [x], args: {add: 1}, outputs: [y]}\n"
+      "  - {op: testing.augment, name: aug, device: gpu, inputs: [y], outputs: [z]}\n",
+      "z", 2, true));
+  p.Build();
+  auto step = [&] {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    p.Run();
+  };
+  for (int i = 0; i < 4; ++i) step();  // warm-up: allocations and captures happen here
+  testing::SpinGpu(200, cuda::StreamView::Legacy());
+  const auto start = Clock::now();
+  for (int i = 0; i < 5; ++i) step();
+  const bool legacy_still_busy = !cuda::StreamView::Legacy().Query();
+  const auto elapsed = Clock::now() - start;
+  cuda::StreamView::Legacy().Synchronize();
+  EXPECT_TRUE(legacy_still_busy) << "iterations took "
+                                 << std::chrono::duration<double, std::milli>(elapsed).count() << " ms";
+}
+
+TEST(ExecutorGpu, CpuStageOfNextIterationOverlapsGpuStage) {
+  CONVEYOR_REQUIRE_GPU();
+  testing::ClearTimeline();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: testing.pattern, name: cpu, args: {sleep_ms: 50, record: true}, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: gpu, device: gpu, inputs: [x], args: {spin_ms: 50, record: true}, "
+      "outputs: [y]}\n",
+      "y", 2, false));
+  p.Build();
+  for (int i = 0; i < 6; ++i) {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    p.Run();
+  }
+  std::map<std::pair<std::string, int64_t>, std::pair<Clock::time_point, Clock::time_point>> spans;
+  for (const auto& e : testing::Timeline()) {
+    auto& span = spans[{e.node, e.iteration}];
+    (e.start ? span.first : span.second) = e.time;
+  }
+  int overlapping = 0;
+  for (int64_t k = 1; k <= 3; ++k) {
+    ASSERT_TRUE(spans.count({"cpu", k + 1}) && spans.count({"gpu", k}));
+    const auto cpu = spans[{"cpu", k + 1}];
+    const auto gpu = spans[{"gpu", k}];
+    if (cpu.first < gpu.second && gpu.first < cpu.second) ++overlapping;
+  }
+  EXPECT_EQ(overlapping, 3);
+}
+
+TEST(ExecutorGpu, StagingBuffersAreNeverOverwrittenEarly) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: testing.pattern, name: src, args: {min_size: 100, max_size: 5000}, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: slow, device: gpu, inputs: [x], args: {spin_ms: 2, add: 0.5}, "
+      "outputs: [y]}\n",
+      "y, x", 3, false));
+  p.Build();
+  for (int64_t k = 0; k < 200; ++k) {
+    PipelineOutputs out = p.Outputs();
+    ASSERT_EQ(out.iteration(), k);
+    const TensorListCPU y = ToHost(out.Gpu(0));
+    const TensorListCPU& x = out.Cpu(1);
+    for (int s = 0; s < y.num_samples(); ++s) {
+      const int64_t n = PatternSize(k, s, 100, 5000, -1);
+      ASSERT_EQ(y.shape(s), Shape{n});
+      const float* py = static_cast<const float*>(y.raw_sample(s));
+      const float* px = static_cast<const float*>(x.raw_sample(s));
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(py[i], PatternValue(k, s, i) + 0.5f) << "iteration " << k << " sample " << s << " i " << i;
+        ASSERT_EQ(px[i], PatternValue(k, s, i)) << "iteration " << k << " sample " << s << " i " << i;
+      }
+    }
+    out.Release();
+    p.Run();
+  }
+}
+
+TEST(ExecutorGpu, CapturedIterationsMatchEagerBitForBit) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int64_t kGrowAt = 60;
+  Pipeline eager = Pipeline::FromYaml(GpuYaml(AugmentChain(kGrowAt), "y3", 2, false));
+  Pipeline captured = Pipeline::FromYaml(GpuYaml(AugmentChain(kGrowAt), "y3", 2, true));
+  eager.Build();
+  captured.Build();
+  int64_t captures_before_growth = -1;
+  for (int64_t k = 0; k < 100; ++k) {
+    PipelineOutputs a = eager.Outputs();
+    PipelineOutputs b = captured.Outputs();
+    const TensorListCPU ha = ToHost(a.Gpu(0));
+    const TensorListCPU hb = ToHost(b.Gpu(0));
+    ASSERT_EQ(ha.shapes(), hb.shapes()) << "iteration " << k;
+    for (int s = 0; s < ha.num_samples(); ++s) {
+      const int64_t n = ha.shape(s).num_elements();
+      ASSERT_EQ(n, PatternSize(k, s, 50, 3000, kGrowAt));
+      ASSERT_EQ(std::memcmp(ha.raw_sample(s), hb.raw_sample(s), static_cast<size_t>(n) * sizeof(float)), 0)
+          << "iteration " << k << " sample " << s;
+      const float* pb = static_cast<const float*>(hb.raw_sample(s));
+      for (int64_t i = 0; i < n; i += 97) {
+        ASSERT_EQ(pb[i], AugmentChainValue(k, s, i)) << "iteration " << k << " sample " << s << " i " << i;
+      }
+    }
+    a.Release();
+    b.Release();
+    eager.Run();
+    captured.Run();
+    if (k == testing::kPatternWarmup) captures_before_growth = captured.counters().captures;
+    if (k == kGrowAt - 1) {
+      // One segment, two slots: captured once per slot, then only replayed while shapes vary.
+      EXPECT_EQ(captured.counters().captures, 2);
+      EXPECT_EQ(captured.counters().captures, captures_before_growth);
+    }
+  }
+  EXPECT_GT(captured.counters().captures, 2);  // growth beyond capacity re-captured
+  EXPECT_GE(captured.counters().replays, 100);
+  EXPECT_EQ(eager.counters().captures, 0);
+}
+
+TEST(ExecutorGpu, CapturedGraphKeepsItsBuffersAlive) {
+  CONVEYOR_REQUIRE_GPU();
+  using pipeline_internal::CapturedSegment;
+  using pipeline_internal::CaptureSignature;
+  constexpr int64_t n = 1 << 16;
+  cuda::Stream stream = cuda::Stream::Create();
+  const std::vector<float> values = testing::RandomVector<float>(n, -100.0f, 100.0f);
+  CapturedSegment segment;
+  {
+    TensorListCPU host;
+    host.Resize({Shape{n}}, DType::kFloat32);
+    std::memcpy(host.raw_sample(0), values.data(), n * sizeof(float));
+    TensorListGPU in, out;
+    CopyAsync(in, host, stream.view());
+    out.Resize({Shape{n}}, DType::kFloat32, stream.view());
+    CaptureSignature signature;
+    signature.Add(in);
+    signature.Add(out);
+    float* out_ptr = static_cast<float*>(out.raw_sample(0));
+    const float* in_ptr = static_cast<const float*>(in.raw_sample(0));
+    segment = CapturedSegment::Capture(stream.view(), signature, [&] {
+      testing::ScaleAddGpu(out_ptr, in_ptr, 2.0f, 1.0f, n, stream.view());
+    });
+    stream.Synchronize();
+  }
+  // Every other reference is gone; memory freed now would be handed to these and poisoned.
+  std::vector<Buffer> junk;
+  for (int i = 0; i < 4; ++i) {
+    junk.push_back(Buffer::Allocate(MemoryKind::kDevice, n * sizeof(float), stream.view()));
+    CONVEYOR_CUDA_CHECK(cudaMemsetAsync(junk.back().device_ptr(), 0xA5, n * sizeof(float), stream.get()));
+  }
+  ASSERT_EQ(segment.signature().buffers().size(), 2u);
+  for (int replay = 0; replay < 3; ++replay) segment.Launch(stream.view());
+  std::vector<float> result(n);
+  CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(result.data(), segment.signature().buffers()[1].device_ptr(), n * sizeof(float),
+                                      cudaMemcpyDeviceToHost, stream.get()));
+  stream.Synchronize();
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(result[i], 2.0f * values[i] + 1.0f) << i;
+
+  // A capture whose work throws leaves the stream out of capture mode.
+  EXPECT_THROW(CapturedSegment::Capture(stream.view(), CaptureSignature(), [] { throw InvalidArgument("boom"); }),
+               InvalidArgument);
+  cudaStreamCaptureStatus status;
+  CONVEYOR_CUDA_CHECK(cudaStreamIsCapturing(stream.get(), &status));
+  EXPECT_EQ(status, cudaStreamCaptureStatusNone);
+}
+
+TEST(ExecutorGpu, SteadyStateAllocatesNothing) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: testing.pattern, name: src, args: {min_size: 10, max_size: 4000}, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: spin, device: gpu, inputs: [x], args: {add: 2}, outputs: [y]}\n"
+      "  - {op: testing.augment, name: aug, device: gpu, inputs: [y], outputs: [z]}\n",
+      "z, x", 2, true));
+  p.Build();
+  auto step = [&] {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    p.Run();
+  };
+  for (int i = 0; i < testing::kPatternWarmup + 2; ++i) step();
+  std::map<MemoryKind, MemoryStatsSnapshot> before;
+  for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) before[kind] = MemoryStats::Get(kind);
+  const int64_t captures = p.counters().captures;
+  for (int i = 0; i < 50; ++i) step();
+  for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
+    EXPECT_EQ(MemoryStats::Get(kind).allocations, before[kind].allocations) << MemoryKindName(kind);
+    EXPECT_EQ(MemoryStats::Get(kind).upstream_allocations, before[kind].upstream_allocations) << MemoryKindName(kind);
+  }
+  EXPECT_EQ(p.counters().captures, captures);
+}
+
+TEST(ExecutorGpu, GpuOperatorErrorSurfacesFromOutputs) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: testing.pattern, name: src, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: bad, device: gpu, inputs: [x], args: {fail_at: 2}, outputs: [y]}\n",
+      "y", 2, false));
+  p.Build();
+  for (int k = 0; k < 2; ++k) {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    p.Run();
+  }
+  try {
+    p.Outputs();
+    FAIL() << "expected the error of iteration 2";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("iteration 2"));
+    EXPECT_THAT(e.what(), HasSubstr("node \"bad\""));
+    EXPECT_THAT(e.what(), HasSubstr("op \"testing.gpu_spin\""));
+  }
+}
+
+TEST(ExecutorGpu, DestroyedMidPrefetchReturnsAllMemory) {
+  CONVEYOR_REQUIRE_GPU();
+  std::map<MemoryKind, int64_t> before;
+  for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
+    before[kind] = MemoryStats::Get(kind).current_bytes;
+  }
+  const auto start = Clock::now();
+  {
+    Pipeline p = Pipeline::FromYaml(GpuYaml(
+        "  - {op: testing.pattern, name: src, args: {max_size: 100000}, outputs: [x]}\n"
+        "  - {op: testing.gpu_spin, name: spin, device: gpu, inputs: [x], args: {spin_ms: 100}, outputs: [y]}\n"
+        "  - {op: testing.augment, name: aug, device: gpu, inputs: [y], outputs: [z]}\n",
+        "z", 3, true));
+    p.Build();
+    for (int i = 0; i < 3; ++i) p.Run();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
+  for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
+    EXPECT_EQ(MemoryStats::Get(kind).current_bytes, before[kind]) << MemoryKindName(kind);
+  }
+}
+
+TEST(ExecutorGpu, FedDeviceBatchesAreUsedAfterTheirReadyEvent) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(GpuYaml(
+      "  - {op: external_source, name: in, device: gpu, args: {dtype: float32}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y]}\n",
+      "y", 2, true, 2));
+  cuda::Stream producer = cuda::Stream::Create();
+  std::vector<TensorListCPU> hosts;
+  for (int k = 0; k < 6; ++k) {
+    TensorListCPU host;
+    host.Resize({Shape{1000}, Shape{77}}, DType::kFloat32);
+    for (int s = 0; s < 2; ++s) {
+      float* d = static_cast<float*>(host.raw_sample(s));
+      for (int64_t i = 0; i < host.shape(s).num_elements(); ++i) d[i] = static_cast<float>(k * 1000 + s * 10 + i);
+    }
+    testing::SpinGpu(5, producer.view());  // the batch is ready only after this
+    TensorListGPU batch;
+    CopyAsync(batch, host, producer.view());
+    p.Feed("in", std::move(batch));
+    hosts.push_back(std::move(host));
+  }
+  p.Build();
+  for (int k = 0; k < 6; ++k) {
+    if (k >= 2) p.Run();
+    PipelineOutputs out = p.Outputs();
+    const TensorListCPU y = ToHost(out.Gpu(0));
+    for (int s = 0; s < 2; ++s) {
+      const auto prm = DrawAugment(77, NodeId("a1"), k, s);
+      const float* py = static_cast<const float*>(y.raw_sample(s));
+      const float* px = static_cast<const float*>(hosts[k].raw_sample(s));
+      for (int64_t i = 0; i < y.shape(s).num_elements(); ++i) {
+        ASSERT_EQ(py[i], std::fmaf(px[i], prm.scale, prm.bias)) << k << " " << s << " " << i;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace conveyor
