@@ -60,6 +60,7 @@ const OpSchema kPatternSchema = OpSchema("testing.pattern")
                                     .Min(0)
                                     .Arg<int64_t>("fail_at", -1, "Iteration at which RunCpu throws (-1: never).")
                                     .Arg<bool>("record", false, "Record host timestamps.")
+                                    .Arg<bool>("write", true, "Write the pattern (false: staging benchmarks).")
                                     .Backends({Device::kCpu});
 
 class PatternOp final : public Operator {
@@ -84,7 +85,7 @@ class PatternOp final : public Operator {
     }
     TensorListCPU& out = ws.OutputCpu(0);
     const int64_t iteration = ws.iteration();
-    ws.ParallelFor(out.num_samples(), 1, [&](int64_t begin, int64_t end) {
+    if (ws.Arg<bool>("write")) ws.ParallelFor(out.num_samples(), 1, [&](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) {
         float* p = static_cast<float*>(out.raw_sample(static_cast<int>(s)));
         const int64_t n = out.shape(static_cast<int>(s)).num_elements();
