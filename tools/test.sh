@@ -5,9 +5,16 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BAZEL=${BAZEL:-bazel}
 status=0
+logs=$($BAZEL info bazel-testlogs 2>/dev/null)
+rm -rf "$logs"  # count only this run's results
 $BAZEL test //... "$@" || status=$?
-# Bazel exits 4 when no tests ran; 3 when some failed; anything else is a build failure.
-xml_dirs=("$($BAZEL info bazel-testlogs 2>/dev/null)")
+# Bazel exits 3 when some tests failed; any other non-zero code means they could not all run.
+extra=()
+if [ $status -ne 0 ] && [ $status -ne 3 ]; then
+  echo "tools/test.sh: bazel test exited $status (build failure?): counted as one failed case" >&2
+  extra=(--extra-failed 1)
+fi
+xml_dirs=("$logs")
 if [ -d tests/python ] && /usr/bin/python3 -c "import pytest" 2>/dev/null; then
   lib=$($BAZEL info bazel-bin 2>/dev/null)/core/capi/libconveyor_c.so
   mkdir -p .test-out
@@ -15,5 +22,5 @@ if [ -d tests/python ] && /usr/bin/python3 -c "import pytest" 2>/dev/null; then
       --junitxml=.test-out/python.xml -p no:cacheprovider || status=1
   xml_dirs+=(.test-out/python.xml)
 fi
-python3 tools/test_summary.py "${xml_dirs[@]}" || status=1
+python3 tools/test_summary.py "${extra[@]}" "${xml_dirs[@]}" || status=1
 exit $status
