@@ -1,6 +1,8 @@
 #include "core/cuda/stream.h"
 
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "core/cuda/check.h"
 #include "core/error.h"
@@ -32,13 +34,41 @@ bool StreamView::Query() const {
   return true;
 }
 
+namespace {
+// Handles of streams we created and destroyed; a handle the driver hands out again is removed.
+struct DestroyedStreams {
+  std::mutex mutex;
+  std::unordered_set<cudaStream_t> handles;
+};
+DestroyedStreams& Destroyed() {
+  static auto* d = new DestroyedStreams();  // leaked: buffers may be released during exit
+  return *d;
+}
+}  // namespace
+
+bool IsDestroyedStream(cudaStream_t stream) {
+  DestroyedStreams& d = Destroyed();
+  std::lock_guard lock(d.mutex);
+  return d.handles.count(stream) != 0;
+}
+
 void StreamTraits::Destroy(cudaStream_t stream) noexcept {
+  // Wait for the stream's work so that whatever was ordered on it (buffer releases) is idle.
+  CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(stream));
+  {
+    DestroyedStreams& d = Destroyed();
+    std::lock_guard lock(d.mutex);
+    d.handles.insert(stream);
+  }
   CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
 }
 
 Stream Stream::Create(int priority) {
   cudaStream_t s = nullptr;
   CONVEYOR_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
+  DestroyedStreams& d = Destroyed();
+  std::lock_guard lock(d.mutex);
+  d.handles.erase(s);
   return Stream(s);
 }
 

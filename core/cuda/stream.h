@@ -65,6 +65,11 @@ class Stream {
   UniqueHandle<StreamTraits> handle_;
 };
 
+// True when `stream` was created by Stream::Create and has since been destroyed. A Stream's
+// destructor first waits for the stream's work, so memory whose release was ordered on a destroyed
+// stream is idle and may be released without ordering (Buffer relies on this; see buffer.cc).
+bool IsDestroyedStream(cudaStream_t stream);
+
 // Decodes a stream code from DLPack's __dlpack__(stream=...) or the CUDA Array Interface:
 //   -1 → std::nullopt (no synchronisation requested), 1 → legacy default, 2 → per-thread default,
 //   any other positive value → that cudaStream_t. 0 and other negatives throw InteropError.

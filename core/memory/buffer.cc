@@ -21,7 +21,13 @@ struct Buffer::Allocation {
   mutable void* mapped = nullptr;      // device address of pinned memory, looked up once
 
   ~Allocation() {
-    if (resource != nullptr) resource->Deallocate(ptr, bytes, alignment, release_stream);
+    if (resource == nullptr) return;
+    // A Buffer may outlive the stream it was allocated on (a test's stream declared after the
+    // pipeline, a fed batch kept by the executor). That stream's work is finished (Stream waits
+    // before destroying), so the release needs no ordering — and must not touch the dead handle.
+    std::optional<StreamView> stream = release_stream;
+    if (stream && cuda::IsDestroyedStream(stream->get())) stream.reset();
+    resource->Deallocate(ptr, bytes, alignment, stream);
   }
 };
 

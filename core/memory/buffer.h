@@ -45,7 +45,9 @@ class Buffer {
   void* device_ptr() const;
   long use_count() const { return alloc_.use_count(); }
 
-  // The stream after whose queued work the memory is returned (see Allocate).
+  // The stream after whose queued work the memory is returned (see Allocate). If that stream (one
+  // made by Stream::Create) is destroyed first, its work has finished and the memory is returned
+  // without ordering.
   void set_release_stream(std::optional<StreamView> stream);
 
   friend bool operator==(const Buffer& a, const Buffer& b) { return a.alloc_ == b.alloc_; }

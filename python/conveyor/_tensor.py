@@ -259,8 +259,10 @@ def as_tensor(obj, stream=None):
         return _from_capsule(obj, -1 if stream is None else stream_code(stream))
     if hasattr(obj, "__dlpack__"):
         device_type, device_id = (int(v) for v in obj.__dlpack_device__())
-        if device_type == _lib.DEVICE_CPU:
-            arg, ready = None, -1  # host data: the DLPack protocol has no stream for it
+        if device_type in (_lib.DEVICE_CPU, _lib.DEVICE_CUDA_HOST):
+            # Host data, pinned included: the protocol passes no stream (PyTorch rejects one for a
+            # pinned tensor, which it reports as kDLCUDAHost).
+            arg, ready = None, -1
         else:
             s = stream if stream is not None else default_stream(device_id if device_type == _lib.DEVICE_CUDA else 0)
             arg = ready = stream_code(s)

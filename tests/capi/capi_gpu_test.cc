@@ -95,6 +95,10 @@ TEST(CApiGpu, ScaleAddThenExportOrdersTheConsumer) {
   Stream consumer = Stream::Create();
   DeviceInput in(ours);
   Handle out = PoisonedDevice(ours);
+  // Warm-up: the first launch of a lazily loaded kernel may wait for the device to go idle, which
+  // would hide whether export itself blocks.
+  ASSERT_EQ(conveyor_scale_add(out.t, in.handle.t, 1.f, 0.f, Code(ours)), CONVEYOR_OK) << conveyor_last_error();
+  ours.Synchronize();
   SpinGpu(kSpinMs, ours.view());  // the op's result is late: only an event wait makes it visible
   ASSERT_EQ(conveyor_scale_add(out.t, in.handle.t, 2.f, -3.f, Code(ours)), CONVEYOR_OK) << conveyor_last_error();
 

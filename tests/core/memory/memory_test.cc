@@ -133,6 +133,36 @@ TEST(BufferGpu, SameKernelPathForDeviceAndPinned) {
   }
 }
 
+// A buffer may outlive the stream it was allocated on; releasing it must not touch the dead handle.
+TEST(BufferGpu, OutlivesItsStream) {
+  CONVEYOR_REQUIRE_GPU();
+  Buffer device, pinned;
+  cudaStream_t handle = nullptr;
+  {
+    cuda::Stream s = cuda::Stream::Create();
+    handle = s.get();
+    device = Buffer::Allocate(MemoryKind::kDevice, 1 << 20, s.view());
+    pinned = Buffer::Allocate(MemoryKind::kPinned, 1 << 20, s.view());
+    testing::IotaGpu(static_cast<uint32_t*>(device.device_ptr()), 3, (1 << 20) / 4, s.view());
+    testing::SpinGpu(20, s.view());
+    EXPECT_FALSE(cuda::IsDestroyedStream(handle));
+  }  // the stream's destructor waits for the spin, then destroys it
+  EXPECT_TRUE(cuda::IsDestroyedStream(handle));
+  uint32_t last = 0;
+  CONVEYOR_CUDA_CHECK(cudaMemcpy(&last, static_cast<char*>(device.device_ptr()) + (1 << 20) - 4, 4,
+                                 cudaMemcpyDeviceToHost));
+  EXPECT_EQ(last, 3u + (1 << 20) / 4 - 1);
+  device = Buffer();
+  pinned = Buffer();
+  // The pools still work afterwards.
+  cuda::Stream t = cuda::Stream::Create();
+  Buffer again = Buffer::Allocate(MemoryKind::kDevice, 1 << 20, t.view());
+  testing::IotaGpu(static_cast<uint32_t*>(again.device_ptr()), 9, 16, t.view());
+  t.Synchronize();
+  CONVEYOR_CUDA_CHECK(cudaMemcpy(&last, again.device_ptr(), 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(last, 9u);
+}
+
 TEST(MemoryResourceGpu, DevicePoolReusesMemoryInSteadyState) {
   CONVEYOR_REQUIRE_GPU();
   cuda::Stream stream = cuda::Stream::Create();
