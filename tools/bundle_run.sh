@@ -29,7 +29,7 @@ while read -r name path; do
   rc=$?
   [ $rc -ne 0 ] && { status=1; echo "FAILED: $name (rc $rc)"; grep -E "Failure|error|\[  FAILED" "$log" | head -20; }
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor timeout 600 compute-sanitizer \
+    (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 timeout 600 compute-sanitizer \
         --tool memcheck --error-exitcode 99 --leak-check full "$dir/$path" >"$OUTDIR/$name.memcheck.log" 2>&1)
     src=$?
     echo "memcheck $name: rc $src $(grep -m1 'ERROR SUMMARY' "$OUTDIR/$name.memcheck.log")"

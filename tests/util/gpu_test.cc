@@ -1,5 +1,9 @@
 #include "tests/util/gpu_test.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
 namespace conveyor::testing {
 
 uint64_t RngSeed() {
@@ -11,6 +15,13 @@ uint64_t RngSeed() {
     return s;
   }();
   return seed;
+}
+
+bool UnderComputeSanitizer() {
+  const char* ours = std::getenv("CONVEYOR_UNDER_SANITIZER");
+  const char* injection = std::getenv("CUDA_INJECTION64_PATH");
+  return (ours != nullptr && *ours == '1') ||
+         (injection != nullptr && std::string(injection).find("sanitizer") != std::string::npos);
 }
 
 std::mt19937_64& Rng() {

@@ -17,7 +17,18 @@
     }                                                                                   \
   } while (0)
 
+// Skips timing-sensitive concurrency checks under compute-sanitizer, which serialises every launch
+// (so "still running on another stream" cannot hold). The bundle's runner sets the variable.
+#define CONVEYOR_SKIP_UNDER_SANITIZER()                                                   \
+  do {                                                                                    \
+    if (::conveyor::testing::UnderComputeSanitizer()) {                                   \
+      GTEST_SKIP() << "compute-sanitizer serialises kernel launches: concurrency not observable"; \
+    }                                                                                     \
+  } while (0)
+
 namespace conveyor::testing {
+
+bool UnderComputeSanitizer();
 
 // A generator seeded from the test's name and a random device, printed on failure via the seed.
 std::mt19937_64& Rng();
