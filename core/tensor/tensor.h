@@ -17,6 +17,7 @@
 #include "core/cuda/event.h"
 #include "core/memory/buffer.h"
 #include "core/tensor/dtype.h"
+#include "core/tensor/ready_event.h"
 #include "core/tensor/shape.h"
 
 namespace conveyor {
@@ -40,7 +41,7 @@ void CheckDType(DType have, DType want);
 }  // namespace detail
 
 template <typename Backend>
-class Tensor {
+class Tensor : public ReadyEvent {
  public:
   Tensor() = default;
 
@@ -104,19 +105,6 @@ class Tensor {
     return static_cast<T*>(Base());
   }
 
-  // The event recorded on the stream that last wrote the data (null: ready now).
-  const std::shared_ptr<cuda::Event>& ready_event() const { return ready_; }
-  void set_ready_event(std::shared_ptr<cuda::Event> e) { ready_ = std::move(e); }
-  // Records (creating if needed) the ready event on `stream`: the data is ready after its work.
-  void RecordReady(StreamView stream) {
-    if (!ready_) ready_ = std::make_shared<cuda::Event>(cuda::Event::Create());
-    ready_->Record(stream);
-  }
-  // Orders `stream` after the producer's writes (no host blocking).
-  void WaitReady(StreamView stream) const {
-    if (ready_) ready_->Wait(stream);
-  }
-
  private:
   void* Base() const {
     if (buffer_.empty()) return nullptr;
@@ -131,7 +119,6 @@ class Tensor {
   DType dtype_ = DType::kUInt8;
   Layout layout_;
   bool read_only_ = false;
-  std::shared_ptr<cuda::Event> ready_;
 };
 
 using TensorCPU = Tensor<CPUBackend>;

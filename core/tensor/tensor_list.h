@@ -15,7 +15,7 @@
 namespace conveyor {
 
 template <typename Backend>
-class TensorList {
+class TensorList : public ReadyEvent {
  public:
   TensorList() = default;
 
@@ -61,23 +61,13 @@ class TensorList {
   // Sample i as a tensor view sharing the buffer and the ready event.
   Tensor<Backend> operator[](int i) const {
     Tensor<Backend> t = Tensor<Backend>::FromBuffer(buffer_, offset(i), shape(i), dtype_, {}, layout_);
-    t.set_ready_event(ready_);
+    t.set_ready_event(ready_event());
     return t;
   }
   // Host (CPU) or device (GPU) address of sample i.
   void* raw_sample(int i) const {
     char* base = static_cast<char*>(Backend::kIsGpu ? buffer_.device_ptr() : buffer_.host_ptr());
     return base + offset(i);
-  }
-
-  const std::shared_ptr<cuda::Event>& ready_event() const { return ready_; }
-  void set_ready_event(std::shared_ptr<cuda::Event> e) { ready_ = std::move(e); }
-  void RecordReady(StreamView stream) {
-    if (!ready_) ready_ = std::make_shared<cuda::Event>(cuda::Event::Create());
-    ready_->Record(stream);
-  }
-  void WaitReady(StreamView stream) const {
-    if (ready_) ready_->Wait(stream);
   }
 
  private:
@@ -109,7 +99,6 @@ class TensorList {
   size_t total_bytes_ = 0;
   DType dtype_ = DType::kUInt8;
   Layout layout_;
-  std::shared_ptr<cuda::Event> ready_;
 };
 
 using TensorListCPU = TensorList<CPUBackend>;
