@@ -2,7 +2,10 @@
  * ctypes Python bridge (python/conveyor). Built as libconveyor_c.so, which needs nothing from
  * Python.
  *
- * Conventions (the pipeline functions added later follow them too):
+ * Pipelines (create from YAML, feed, run, outputs) are declared in conveyor_pipeline.h, which this
+ * header includes.
+ *
+ * Conventions (the pipeline functions follow them too):
  * - ABI: conveyor_abi_version() returns CONVEYOR_ABI_VERSION of the library that was built; a
  *   caller compiled against another value must not call anything else. The number changes when
  *   any existing signature, struct layout or enum value changes; functions are only ever added.
@@ -45,8 +48,8 @@ typedef enum conveyor_status {
   CONVEYOR_ERROR_INTEROP = 2,          /* a DLPack / CUDA Array Interface rule was broken */
   CONVEYOR_ERROR_CUDA = 3,             /* a CUDA call failed */
   CONVEYOR_ERROR_OUT_OF_MEMORY = 4,
-  CONVEYOR_ERROR_CONFIG = 5,           /* pipeline definitions (reserved for the pipeline API) */
-  CONVEYOR_ERROR_PLUGIN = 6,           /* plugin loading (reserved for the pipeline API) */
+  CONVEYOR_ERROR_CONFIG = 5,           /* a pipeline definition (YAML) is wrong: file:line:col */
+  CONVEYOR_ERROR_PLUGIN = 6,           /* a plugin failed to load */
   CONVEYOR_ERROR_INTERNAL = 100        /* a bug in Conveyor: please report the message */
 } conveyor_status_t;
 
@@ -192,5 +195,8 @@ CONVEYOR_API conveyor_status_t conveyor_scale_add(conveyor_tensor_t out, conveyo
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
+
+/* The pipeline API (it includes this header first, so either may be included on its own). */
+#include "core/capi/conveyor_pipeline.h"
 
 #endif /* CONVEYOR_CAPI_CONVEYOR_H_ */

@@ -1,4 +1,5 @@
-// The C API: the one place where C++ exceptions become status codes.
+// The C API: status, streams and tensors. Exceptions become status codes in Guard (capi_internal.h),
+// the one place where that happens.
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "core/capi/conveyor.h"
+#include "core/capi/capi_internal.h"
 #include "core/capi/scale_add.h"
 #include "core/cuda/device.h"
 #include "core/cuda/event.h"
@@ -18,17 +20,6 @@
 
 struct conveyor_stream_s {
   conveyor::cuda::Stream stream;
-};
-
-struct conveyor_tensor_s {
-  conveyor::interop::AnyTensor tensor;
-  // Recorded after the last kernel of ours that read or wrote the data: until it completes the
-  // memory must not be released or handed to a writer.
-  std::shared_ptr<conveyor::cuda::Event> last_use;
-  // Storage behind the pointers conveyor_tensor_to_cai returns.
-  std::vector<int64_t> cai_shape;
-  std::vector<int64_t> cai_strides;
-  std::string cai_typestr;
 };
 
 namespace conveyor::capi {
@@ -54,6 +45,8 @@ static_assert(CONVEYOR_DEVICE_CPU == dlpack::kDLCPU && CONVEYOR_DEVICE_CUDA == d
 
 thread_local std::string t_last_error;
 
+}  // namespace
+
 conveyor_status_t Fail(conveyor_status_t status, const char* function, const char* message) noexcept {
   try {
     t_last_error = std::string(function) + ": " + message;
@@ -63,38 +56,7 @@ conveyor_status_t Fail(conveyor_status_t status, const char* function, const cha
   return status;
 }
 
-// Runs `body`, mapping every exception to a status and a thread-local message.
-template <typename F>
-conveyor_status_t Guard(const char* function, F&& body) noexcept {
-  try {
-    body();
-    return CONVEYOR_OK;
-  } catch (const InteropError& e) {
-    return Fail(CONVEYOR_ERROR_INTEROP, function, e.what());
-  } catch (const InvalidArgument& e) {
-    return Fail(CONVEYOR_ERROR_INVALID_ARGUMENT, function, e.what());
-  } catch (const CudaError& e) {
-    return Fail(CONVEYOR_ERROR_CUDA, function, e.what());
-  } catch (const OutOfMemory& e) {
-    return Fail(CONVEYOR_ERROR_OUT_OF_MEMORY, function, e.what());
-  } catch (const ConfigError& e) {
-    return Fail(CONVEYOR_ERROR_CONFIG, function, e.what());
-  } catch (const PluginError& e) {
-    return Fail(CONVEYOR_ERROR_PLUGIN, function, e.what());
-  } catch (const std::bad_alloc&) {
-    return Fail(CONVEYOR_ERROR_OUT_OF_MEMORY, function, "host allocation failed");
-  } catch (const std::exception& e) {
-    return Fail(CONVEYOR_ERROR_INTERNAL, function, e.what());
-  } catch (...) {
-    return Fail(CONVEYOR_ERROR_INTERNAL, function, "unknown exception");
-  }
-}
-
-template <typename T>
-T* Require(T* p, const char* name) {
-  if (p == nullptr) throw InvalidArgument(std::string(name) + ": expected a non-NULL pointer, got NULL");
-  return p;
-}
+namespace {
 
 // Buffers whose handles were released while our GPU work still used them; each is dropped once
 // its event completes (checked whenever a tensor is made or released). Leaked on purpose at
@@ -134,12 +96,6 @@ DeferredReleases& Deferred() {
   return *deferred;
 }
 
-conveyor_tensor_t NewHandle(AnyTensor tensor) {
-  Deferred().Sweep();
-  auto handle = std::make_unique<conveyor_tensor_s>();
-  handle->tensor = std::move(tensor);
-  return handle.release();
-}
 
 int DeviceOf(const AnyTensor& t) {
   const int device = interop::BufferOf(t).device();
@@ -161,9 +117,11 @@ StreamView RequireStream(int64_t code, const char* name) {
 }
 
 // Orders `consumer` after our own pending reads and writes of the data (the ready event is
-// handled by the interop export itself).
+// handled by the interop export itself), and tells the data's owner about the consumer.
 void WaitLastUse(const conveyor_tensor_s& h, std::optional<StreamView> consumer) {
-  if (h.last_use && consumer) h.last_use->Wait(*consumer);
+  if (!consumer) return;
+  if (h.last_use) h.last_use->Wait(*consumer);
+  if (h.on_consumer_stream) h.on_consumer_stream(*consumer);
 }
 
 // `data`: t's first element, fetched writable or read-only by the caller.
@@ -190,6 +148,14 @@ conveyor_status_t FromDLPack(const char* function, Managed* managed, int64_t rea
 }
 
 }  // namespace
+
+conveyor_tensor_t NewHandle(AnyTensor tensor) {
+  Deferred().Sweep();
+  auto handle = std::make_unique<conveyor_tensor_s>();
+  handle->tensor = std::move(tensor);
+  return handle.release();
+}
+
 }  // namespace conveyor::capi
 
 using namespace conveyor;        // NOLINT: the C functions below are thin shims

@@ -54,7 +54,16 @@ class OutOfMemoryError(Error, MemoryError):
     pass
 
 
-_ERRORS = {1: InvalidArgumentError, 2: InteropError, 3: CudaError, 4: OutOfMemoryError}
+class ConfigError(Error, ValueError):
+    """A pipeline definition is wrong; the message starts with file:line:col."""
+
+
+class PluginError(Error, ImportError):
+    pass
+
+
+_ERRORS = {1: InvalidArgumentError, 2: InteropError, 3: CudaError, 4: OutOfMemoryError, 5: ConfigError,
+           6: PluginError}
 
 
 class Cai(ctypes.Structure):
@@ -113,6 +122,26 @@ _SIGNATURES = {
     "conveyor_tensor_info": (_STATUS, [_P, ctypes.POINTER(TensorInfo)]),
     "conveyor_tensor_release": (None, [_P]),
     "conveyor_scale_add": (_STATUS, [_P, _P, ctypes.c_float, ctypes.c_float, _I64]),
+    # Pipelines (conveyor_pipeline.h).
+    "conveyor_pipeline_create_from_file": (_STATUS, [ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "conveyor_pipeline_create_from_string": (_STATUS, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "conveyor_pipeline_destroy": (None, [_P]),
+    "conveyor_pipeline_build": (_STATUS, [_P]),
+    "conveyor_pipeline_run": (_STATUS, [_P]),
+    "conveyor_pipeline_outputs": (_STATUS, [_P, ctypes.POINTER(_P)]),
+    "conveyor_pipeline_external_source_count": (_STATUS, [_P, ctypes.POINTER(_I32)]),
+    "conveyor_pipeline_external_source_name": (_STATUS, [_P, _I32, ctypes.POINTER(ctypes.c_char_p)]),
+    "conveyor_pipeline_feed_batch": (_STATUS, [_P, ctypes.c_char_p, _P]),
+    "conveyor_pipeline_feed_samples": (_STATUS, [_P, ctypes.c_char_p, ctypes.POINTER(_P), _I32]),
+    "conveyor_outputs_count": (_STATUS, [_P, ctypes.POINTER(_I32)]),
+    "conveyor_outputs_name": (_STATUS, [_P, _I32, ctypes.POINTER(ctypes.c_char_p)]),
+    "conveyor_outputs_index": (_STATUS, [_P, ctypes.c_char_p, ctypes.POINTER(_I32)]),
+    "conveyor_outputs_iteration": (_STATUS, [_P, ctypes.POINTER(_I64)]),
+    "conveyor_outputs_num_samples": (_STATUS, [_P, _I32, ctypes.POINTER(_I32)]),
+    "conveyor_outputs_is_uniform": (_STATUS, [_P, _I32, ctypes.POINTER(_I32)]),
+    "conveyor_outputs_get": (_STATUS, [_P, _I32, _I32, ctypes.POINTER(_P)]),
+    "conveyor_outputs_wait": (_STATUS, [_P, _I64]),
+    "conveyor_outputs_release": (None, [_P]),
 }
 
 

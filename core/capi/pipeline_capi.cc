@@ -1,0 +1,481 @@
+// The C API's pipeline functions (conveyor_pipeline.h) over conveyor::Pipeline.
+//
+// Outputs are zero-copy: every tensor handed out wraps the slot's memory in a Buffer whose owner
+// is the shared OutputsLease, so the slot returns to the ring only when the outputs handle and
+// every tensor and DLPack export of it are gone (see the header's lifetime rules).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "core/capi/capi_internal.h"
+#include "core/capi/conveyor.h"
+#include "core/cuda/check.h"
+#include "core/cuda/device.h"
+#include "core/cuda/stream.h"
+#include "core/error.h"
+#include "core/interop/any_tensor.h"
+#include "core/pipeline/pipeline.h"
+#include "core/util/strings.h"
+
+struct conveyor_pipeline_s {
+  explicit conveyor_pipeline_s(conveyor::Pipeline p) : pipeline(std::move(p)) {}
+  conveyor::Pipeline pipeline;
+  std::vector<std::string> external_sources;  // node names, file order
+  // Copies of fed device data that cannot be used in place run here (made on first need).
+  std::optional<conveyor::cuda::Stream> feed_stream;
+};
+
+namespace conveyor::capi {
+namespace {
+
+// One iteration's outputs, shared by the outputs handle and by every Buffer handed out from it.
+// (Made from a popped PipelineOutputs: its default constructor needs SlotLease complete.)
+struct OutputsLease {
+  explicit OutputsLease(PipelineOutputs o) : outputs(std::move(o)) {}
+  std::mutex mu;  // WaitOn may come from exports on several threads
+  PipelineOutputs outputs;
+};
+
+}  // namespace
+}  // namespace conveyor::capi
+
+struct conveyor_outputs_s {
+  std::shared_ptr<conveyor::capi::OutputsLease> lease;
+};
+
+namespace conveyor::capi {
+namespace {
+
+using interop::AnyTensor;
+
+conveyor_pipeline_t NewPipeline(Pipeline p) {
+  auto handle = std::make_unique<conveyor_pipeline_s>(std::move(p));
+  for (const OpSpec& op : handle->pipeline.spec().ops) {
+    if (op.op() == kExternalSourceOp) handle->external_sources.push_back(op.name());
+  }
+  return handle.release();
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& n : names) joined += (joined.empty() ? "" : ", ") + n;
+  return joined.empty() ? "none" : joined;
+}
+
+// The spec of the external_source node `node`, or InvalidArgument saying what the pipeline has.
+const OpSpec& ExternalSource(const conveyor_pipeline_s& p, const std::string& node) {
+  const PipelineSpec& spec = p.pipeline.spec();
+  std::vector<std::string> names;
+  for (const OpSpec& op : spec.ops) {
+    if (op.name() != node) {
+      names.push_back(op.name());
+      continue;
+    }
+    if (op.op() != kExternalSourceOp) {
+      throw InvalidArgument("node \"" + node + "\" of pipeline \"" + spec.name + "\" runs op \"" + op.op() +
+                            "\"; only external_source nodes can be fed (external sources: " +
+                            JoinNames(p.external_sources) + ")");
+    }
+    return op;
+  }
+  throw InvalidArgument("node: expected an external_source node of pipeline \"" + spec.name +
+                        "\" (external sources: " + JoinNames(p.external_sources) + "), got \"" + node +
+                        "\", which is no node of it" + DidYouMean(node, names));
+}
+
+int32_t CheckIndex(const PipelineOutputs& o, int32_t index) {
+  if (index < 0 || index >= o.size()) {
+    throw InvalidArgument("index: expected 0 to " + std::to_string(o.size() - 1) + " (outputs: " +
+                          JoinNames(o.names()) + "), got " + std::to_string(index));
+  }
+  return index;
+}
+
+template <typename F>
+decltype(auto) VisitList(const PipelineOutputs& o, int32_t index, F&& f) {
+  return o.IsGpu(index) ? f(o.Gpu(index)) : f(o.Cpu(index));
+}
+
+// A zero-copy tensor of sample `sample` (-1: the uniform batch) whose Buffer keeps `lease` alive.
+template <typename Backend>
+Tensor<Backend> OutputTensor(const TensorList<Backend>& list, const std::string& name, int32_t sample,
+                             const std::shared_ptr<OutputsLease>& lease) {
+  const int n = list.num_samples();
+  if (sample < -1 || sample >= n) {
+    throw InvalidArgument("sample: expected -1 (the whole batch) or 0 to " + std::to_string(n - 1) + " for output \"" +
+                          name + "\" of " + std::to_string(n) + " samples, got " + std::to_string(sample));
+  }
+  const Buffer& b = list.buffer();
+  Buffer held = Buffer::Wrap(b.data(), b.size(), b.kind(), b.device(), std::shared_ptr<void>(lease));
+  Tensor<Backend> t;
+  if (sample >= 0) {
+    t = Tensor<Backend>::FromBuffer(std::move(held), list.offset(sample), list.shape(sample), list.dtype(), {},
+                                    list.layout());
+  } else if (n == 0) {
+    t = Tensor<Backend>::FromBuffer(std::move(held), 0, Shape{0}, list.dtype());
+  } else {
+    if (!list.is_uniform()) {
+      int other = 1;
+      while (list.shape(other) == list.shape(0)) ++other;
+      throw InvalidArgument("sample -1: expected output \"" + name + "\" to be a uniform batch, got sample 0 of shape " +
+                            list.shape(0).ToString() + " and sample " + std::to_string(other) + " of shape " +
+                            list.shape(other).ToString() + "; take its samples one by one (0 to " +
+                            std::to_string(n - 1) + ")");
+    }
+    const Shape& sample_shape = list.shape(0);
+    const int64_t itemsize = static_cast<int64_t>(DTypeSize(list.dtype()));
+    // Samples start 16-byte aligned, so the batch stride may exceed a sample's elements.
+    const int64_t batch_stride = n > 1 ? (list.offset(1) - list.offset(0)) / itemsize : sample_shape.num_elements();
+    std::vector<int64_t> dims{n}, strides{batch_stride};
+    const Shape inner = RowMajorStrides(sample_shape);
+    for (int d = 0; d < sample_shape.ndim(); ++d) {
+      dims.push_back(sample_shape[d]);
+      strides.push_back(inner[d]);
+    }
+    t = Tensor<Backend>::FromBuffer(std::move(held), list.offset(0), Shape(dims.begin(), dims.end()), list.dtype(),
+                                    Shape(strides.begin(), strides.end()));
+  }
+  t.set_ready_event(list.ready_event());
+  return t;
+}
+
+// ---- feeding ---------------------------------------------------------------------------------
+
+// Sample views of a batch tensor: t[0], t[1], ... (same Buffer and ready event).
+std::vector<AnyTensor> SplitBatch(const AnyTensor& batch) {
+  return interop::Visit(batch, [](const auto& t) {
+    if (t.ndim() < 1) {
+      throw InvalidArgument("batch: expected a tensor of at least 1 dimension whose first is the batch, got shape " +
+                            t.shape().ToString());
+    }
+    using T = std::decay_t<decltype(t)>;
+    std::vector<AnyTensor> samples;
+    const Shape shape(t.shape().begin() + 1, t.shape().end());
+    const Shape strides(t.strides().begin() + 1, t.strides().end());
+    const int64_t step = t.strides()[0] * static_cast<int64_t>(DTypeSize(t.dtype()));
+    for (int64_t i = 0; i < t.shape()[0]; ++i) {
+      T s = T::FromBuffer(t.buffer(), t.byte_offset() + i * step, shape, t.dtype(), strides, {}, t.read_only());
+      s.set_ready_event(t.ready_event());
+      samples.emplace_back(std::move(s));
+    }
+    return samples;
+  });
+}
+
+// Copies a strided host tensor into contiguous memory at `dst`.
+void CopyToContiguous(char* dst, const TensorCPU& src) {
+  const int64_t n = src.num_elements();
+  if (n == 0) return;
+  const size_t itemsize = DTypeSize(src.dtype());
+  const char* base = static_cast<const char*>(src.raw_data());
+  if (src.is_contiguous()) {
+    std::memcpy(dst, base, static_cast<size_t>(n) * itemsize);
+    return;
+  }
+  const int ndim = src.ndim();
+  std::vector<int64_t> index(static_cast<size_t>(ndim), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t offset = 0;
+    for (int d = 0; d < ndim; ++d) offset += index[d] * src.strides()[d];
+    std::memcpy(dst + static_cast<size_t>(e) * itemsize, base + offset * static_cast<int64_t>(itemsize), itemsize);
+    for (int d = ndim - 1; d >= 0; --d) {
+      if (++index[d] < src.shape()[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+constexpr size_t kSampleAlignment = 16;  // TensorList's sample alignment
+
+// Zero-copy: a contiguous batch whose samples already sit where a TensorList puts them.
+template <typename Backend>
+std::optional<TensorList<Backend>> InPlace(const Tensor<Backend>& t) {
+  const size_t sample_bytes = t.shape()[0] == 0 ? 0 : t.nbytes() / static_cast<size_t>(t.shape()[0]);
+  if (!t.is_contiguous() || sample_bytes % kSampleAlignment != 0) return std::nullopt;
+  std::vector<Shape> shapes(static_cast<size_t>(t.shape()[0]), Shape(t.shape().begin() + 1, t.shape().end()));
+  char* first = t.buffer().empty() ? nullptr : static_cast<char*>(t.buffer().data()) + t.byte_offset();
+  TensorList<Backend> list;
+  list.SetBuffer(Buffer::Wrap(first, t.nbytes(), t.memory_kind(), t.device(), std::make_shared<Buffer>(t.buffer())),
+                 shapes, t.dtype());
+  list.set_ready_event(t.ready_event());
+  return list;
+}
+
+TensorListCPU CopyHost(const std::vector<AnyTensor>& samples, DType dtype) {
+  std::vector<Shape> shapes;
+  for (const AnyTensor& s : samples) shapes.push_back(std::get<TensorCPU>(s).shape());
+  TensorListCPU list;
+  list.Resize(shapes, dtype);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const TensorCPU& s = std::get<TensorCPU>(samples[i]);
+    // Pinned memory may still be written by the device: the host reads it only after that.
+    if (s.ready_event()) s.ready_event()->Synchronize();
+    CopyToContiguous(static_cast<char*>(list.raw_sample(static_cast<int>(i))), s);
+  }
+  return list;
+}
+
+TensorListGPU CopyDevice(conveyor_pipeline_s& p, const std::vector<AnyTensor>& samples, DType dtype, int device) {
+  cuda::DeviceGuard guard(device);
+  if (!p.feed_stream) p.feed_stream = cuda::Stream::Create();
+  const StreamView stream = p.feed_stream->view();
+  std::vector<Shape> shapes;
+  auto keep = std::make_shared<std::vector<Buffer>>();  // the sources, until the copies are done
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const TensorGPU& s = std::get<TensorGPU>(samples[i]);
+    if (!s.is_contiguous()) {
+      throw InvalidArgument("sample " + std::to_string(i) + ": expected a contiguous device tensor, got shape " +
+                            s.shape().ToString() + " with strides " + s.strides().ToString() +
+                            " (make it contiguous first)");
+    }
+    shapes.push_back(s.shape());
+    keep->push_back(s.buffer());
+  }
+  TensorListGPU list;
+  list.Resize(shapes, dtype, stream, MemoryKind::kDevice);
+  keep->push_back(list.buffer());
+  // The fed batch owns its sources: the executor drops it only after the slot's GPU work, which
+  // waited for these copies.
+  const Buffer& b = list.buffer();
+  list.SetBuffer(Buffer::Wrap(b.data(), b.size(), MemoryKind::kDevice, device, keep), shapes, dtype);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const TensorGPU& s = std::get<TensorGPU>(samples[i]);
+    if (s.nbytes() == 0) continue;
+    s.WaitReady(stream);
+    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(list.raw_sample(static_cast<int>(i)), s.raw_data(), s.nbytes(),
+                                        cudaMemcpyDefault, stream.get()));
+  }
+  list.RecordReady(stream);
+  return list;
+}
+
+// Feeds `samples` (all host or all device, one dtype), or `batch` in place when possible.
+void Feed(conveyor_pipeline_s& p, const char* node_name, const std::vector<AnyTensor>& samples,
+          const AnyTensor* batch) {
+  const std::string node = Require(node_name, "node");
+  const OpSpec& spec = ExternalSource(p, node);
+  const std::string where = "node \"" + node + "\": ";
+  const bool gpu = batch != nullptr ? interop::IsGpu(*batch) : (!samples.empty() && interop::IsGpu(samples[0]));
+  DType dtype = spec.Arg<DType>("dtype");
+  if (batch != nullptr) dtype = interop::Visit(*batch, [](const auto& t) { return t.dtype(); });
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const DType d = interop::Visit(samples[i], [](const auto& t) { return t.dtype(); });
+    if (interop::IsGpu(samples[i]) != gpu) {
+      throw InvalidArgument(where + "expected every sample on the " + std::string(gpu ? "device" : "host") +
+                            " like sample 0, got sample " + std::to_string(i) + " on the " +
+                            (gpu ? "host" : "device"));
+    }
+    if (i == 0 && batch == nullptr) dtype = d;
+    if (d != dtype) {
+      throw InvalidArgument(where + "expected every sample of dtype " + std::string(DTypeName(dtype)) + ", got sample " +
+                            std::to_string(i) + " of dtype " + std::string(DTypeName(d)));
+    }
+  }
+  const bool built = p.pipeline.built();
+  const bool cpu_node = built ? p.pipeline.graph().node(node).device == Device::kCpu
+                              : spec.device() == DeviceRequest::kCpu;
+  if (gpu && cpu_node) {
+    throw InvalidArgument(where + "runs on the CPU: expected host data (CPU or pinned memory), got device memory");
+  }
+  if (gpu) {
+    const int device = p.pipeline.spec().device_id;
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const int have = std::get<TensorGPU>(samples[i]).device();
+      if (have >= 0 && have != device) {
+        throw InvalidArgument(where + "expected device data on the pipeline's device_id " + std::to_string(device) +
+                              ", got sample " + std::to_string(i) + " on device " + std::to_string(have));
+      }
+    }
+    std::optional<TensorListGPU> list;
+    if (batch != nullptr) list = InPlace(std::get<TensorGPU>(*batch));
+    if (!list) list = CopyDevice(p, samples, dtype, device);
+    p.pipeline.Feed(node, std::move(*list));
+  } else {
+    std::optional<TensorListCPU> list;
+    if (batch != nullptr) list = InPlace(std::get<TensorCPU>(*batch));
+    if (!list) list = CopyHost(samples, dtype);
+    p.pipeline.Feed(node, std::move(*list));
+  }
+}
+
+}  // namespace
+}  // namespace conveyor::capi
+
+using namespace conveyor;        // NOLINT: the C functions below are thin shims
+using namespace conveyor::capi;  // NOLINT
+
+extern "C" {
+
+conveyor_status_t conveyor_pipeline_create_from_file(const char* path, conveyor_pipeline_t* out) {
+  return Guard(__func__, [&] {
+    Require(path, "path");
+    Require(out, "out");
+    *out = NewPipeline(Pipeline::FromFile(path));
+  });
+}
+
+conveyor_status_t conveyor_pipeline_create_from_string(const char* yaml, const char* base_dir,
+                                                       conveyor_pipeline_t* out) {
+  return Guard(__func__, [&] {
+    Require(yaml, "yaml");
+    Require(out, "out");
+    *out = NewPipeline(Pipeline::FromYaml(yaml, base_dir != nullptr ? base_dir : ""));
+  });
+}
+
+void conveyor_pipeline_destroy(conveyor_pipeline_t pipeline) {
+  try {
+    delete pipeline;
+  } catch (...) {
+    // Shutdown is documented not to throw; nothing may cross the boundary if it ever did.
+  }
+}
+
+conveyor_status_t conveyor_pipeline_build(conveyor_pipeline_t pipeline) {
+  return Guard(__func__, [&] { Require(pipeline, "pipeline")->pipeline.Build(); });
+}
+
+conveyor_status_t conveyor_pipeline_run(conveyor_pipeline_t pipeline) {
+  return Guard(__func__, [&] { Require(pipeline, "pipeline")->pipeline.Run(); });
+}
+
+conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, conveyor_outputs_t* out) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(out, "out");
+    auto lease = std::make_shared<OutputsLease>(pipeline->pipeline.Outputs());
+    auto handle = std::make_unique<conveyor_outputs_s>();
+    handle->lease = std::move(lease);
+    *out = handle.release();
+  });
+}
+
+conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline, int32_t* out) {
+  return Guard(__func__, [&] {
+    *Require(out, "out") = static_cast<int32_t>(Require(pipeline, "pipeline")->external_sources.size());
+  });
+}
+
+conveyor_status_t conveyor_pipeline_external_source_name(conveyor_pipeline_t pipeline, int32_t index,
+                                                         const char** out) {
+  return Guard(__func__, [&] {
+    const auto& names = Require(pipeline, "pipeline")->external_sources;
+    Require(out, "out");
+    if (index < 0 || static_cast<size_t>(index) >= names.size()) {
+      throw InvalidArgument("index: expected 0 to " + std::to_string(static_cast<int>(names.size()) - 1) +
+                            " (external sources: " + JoinNames(names) + "), got " + std::to_string(index));
+    }
+    *out = names[static_cast<size_t>(index)].c_str();
+  });
+}
+
+conveyor_status_t conveyor_pipeline_feed_batch(conveyor_pipeline_t pipeline, const char* node,
+                                               conveyor_tensor_t batch) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(batch, "batch");
+    Feed(*pipeline, node, SplitBatch(batch->tensor), &batch->tensor);
+  });
+}
+
+conveyor_status_t conveyor_pipeline_feed_samples(conveyor_pipeline_t pipeline, const char* node,
+                                                 const conveyor_tensor_t* samples, int32_t count) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    if (count < 0) throw InvalidArgument("count: expected >= 0, got " + std::to_string(count));
+    if (count > 0) Require(samples, "samples");
+    std::vector<interop::AnyTensor> list;
+    for (int32_t i = 0; i < count; ++i) {
+      if (samples[i] == nullptr) {
+        throw InvalidArgument("samples[" + std::to_string(i) + "]: expected a tensor handle, got NULL");
+      }
+      list.push_back(samples[i]->tensor);
+    }
+    Feed(*pipeline, node, list, nullptr);
+  });
+}
+
+conveyor_status_t conveyor_outputs_count(conveyor_outputs_t outputs, int32_t* out) {
+  return Guard(__func__, [&] { *Require(out, "out") = Require(outputs, "outputs")->lease->outputs.size(); });
+}
+
+conveyor_status_t conveyor_outputs_name(conveyor_outputs_t outputs, int32_t index, const char** out) {
+  return Guard(__func__, [&] {
+    const PipelineOutputs& o = Require(outputs, "outputs")->lease->outputs;
+    Require(out, "out");
+    *out = o.names()[static_cast<size_t>(CheckIndex(o, index))].c_str();
+  });
+}
+
+conveyor_status_t conveyor_outputs_index(conveyor_outputs_t outputs, const char* name, int32_t* out) {
+  return Guard(__func__, [&] {
+    const PipelineOutputs& o = Require(outputs, "outputs")->lease->outputs;
+    Require(name, "name");
+    *Require(out, "out") = o.Index(name);
+  });
+}
+
+conveyor_status_t conveyor_outputs_iteration(conveyor_outputs_t outputs, int64_t* out) {
+  return Guard(__func__, [&] { *Require(out, "out") = Require(outputs, "outputs")->lease->outputs.iteration(); });
+}
+
+conveyor_status_t conveyor_outputs_num_samples(conveyor_outputs_t outputs, int32_t index, int32_t* out) {
+  return Guard(__func__, [&] {
+    const PipelineOutputs& o = Require(outputs, "outputs")->lease->outputs;
+    Require(out, "out");
+    *out = VisitList(o, CheckIndex(o, index), [](const auto& list) { return list.num_samples(); });
+  });
+}
+
+conveyor_status_t conveyor_outputs_is_uniform(conveyor_outputs_t outputs, int32_t index, int32_t* out) {
+  return Guard(__func__, [&] {
+    const PipelineOutputs& o = Require(outputs, "outputs")->lease->outputs;
+    Require(out, "out");
+    *out = VisitList(o, CheckIndex(o, index), [](const auto& list) { return list.is_uniform() ? 1 : 0; });
+  });
+}
+
+conveyor_status_t conveyor_outputs_get(conveyor_outputs_t outputs, int32_t index, int32_t sample,
+                                       conveyor_tensor_t* out) {
+  return Guard(__func__, [&] {
+    const std::shared_ptr<OutputsLease>& lease = Require(outputs, "outputs")->lease;
+    Require(out, "out");
+    const PipelineOutputs& o = lease->outputs;
+    const std::string& name = o.names()[static_cast<size_t>(CheckIndex(o, index))];
+    interop::AnyTensor t = VisitList(o, index, [&](const auto& list) -> interop::AnyTensor {
+      return OutputTensor(list, name, sample, lease);
+    });
+    std::unique_ptr<conveyor_tensor_s> handle(NewHandle(std::move(t)));
+    handle->on_consumer_stream = [lease](StreamView stream) {
+      std::lock_guard<std::mutex> lock(lease->mu);
+      lease->outputs.WaitOn(stream);
+    };
+    *out = handle.release();
+  });
+}
+
+conveyor_status_t conveyor_outputs_wait(conveyor_outputs_t outputs, int64_t stream) {
+  return Guard(__func__, [&] {
+    OutputsLease& lease = *Require(outputs, "outputs")->lease;
+    const std::optional<StreamView> s = cuda::DecodeInteropStream(stream);
+    std::lock_guard<std::mutex> lock(lease.mu);
+    if (s) {
+      lease.outputs.WaitOn(*s);
+    } else {
+      lease.outputs.Sync();
+    }
+  });
+}
+
+void conveyor_outputs_release(conveyor_outputs_t outputs) { delete outputs; }
+
+}  // extern "C"

@@ -1,0 +1,167 @@
+"""conveyor.Pipeline: a YAML pipeline over the C API, iterable as dicts of output tensors.
+
+    pipe = conveyor.Pipeline("pipelines/random_augment.yaml")
+    for batch in itertools.islice(pipe, 100):       # builds on first use; endless otherwise
+        x = torch.from_dlpack(batch["quantized"])   # zero-copy, ordered on torch's current stream
+
+Outputs are zero-copy views of the pipeline's prefetch slot: a slot is rewritten only after every
+tensor (and every DLPack export) taken from it is gone, and after the work queued on the streams
+the consumers named when they imported it. So with prefetch_depth D at most D batches can be held
+at once; a loop that keeps only its current batch needs D >= 2 (the previous batch is still bound
+to the loop variable while the next one is fetched). Copy what you keep longer.
+"""
+import ctypes
+import os
+
+from . import _lib
+from ._lib import check, lib
+from ._tensor import Tensor, as_tensor
+
+ConfigError = _lib.ConfigError
+PluginError = _lib.PluginError
+
+
+def _looks_like_path(source):
+    if isinstance(source, os.PathLike):
+        return True
+    if not isinstance(source, str):
+        raise TypeError("Pipeline: expected a file path or YAML text (str or os.PathLike), got %s" %
+                        type(source).__name__)
+    if "\n" in source:
+        return False
+    # One line: a file when it exists or is named like one (so a missing file says so rather than
+    # failing to parse its name as YAML).
+    return os.path.exists(source) or source.strip().endswith((".yaml", ".yml"))
+
+
+class Pipeline:
+    """A Conveyor pipeline: `source` is a YAML file path or YAML text (`base_dir` resolves relative
+    paths in text; default: the current directory).
+
+    build() / run() / feed(name, data) / outputs() mirror the C API; iterating builds on first use
+    and yields outputs() then schedules the next iteration with run(), forever. Pipelines with
+    external_source nodes are driven by hand: feed every source, run(), outputs().
+    """
+
+    def __init__(self, source, *, base_dir=None):
+        self._ptr = None
+        handle = ctypes.c_void_p()
+        if _looks_like_path(source):
+            check(lib.conveyor_pipeline_create_from_file(os.fsencode(source), ctypes.byref(handle)))
+        else:
+            base = None if base_dir is None else os.fsencode(base_dir)
+            check(lib.conveyor_pipeline_create_from_string(source.encode("utf-8"), base, ctypes.byref(handle)))
+        self._ptr = handle
+        self._built = False
+        count = ctypes.c_int32()
+        check(lib.conveyor_pipeline_external_source_count(self._ptr, ctypes.byref(count)))
+        names = []
+        for i in range(count.value):
+            name = ctypes.c_char_p()
+            check(lib.conveyor_pipeline_external_source_name(self._ptr, i, ctypes.byref(name)))
+            names.append(name.value.decode())
+        self.external_sources = tuple(names)
+
+    @classmethod
+    def from_yaml(cls, text, base_dir=None):
+        """From YAML text, even a one-line text that looks like a file name."""
+        if "\n" not in text:
+            text += "\n"
+        return cls(text, base_dir=base_dir)
+
+    # ---- lifetime ------------------------------------------------------------------------------
+    def close(self):
+        """Stops and frees the pipeline (never hangs). Tensors taken from it stay valid."""
+        ptr, self._ptr = getattr(self, "_ptr", None), None
+        if ptr and lib is not None:
+            lib.conveyor_pipeline_destroy(ptr)
+
+    __del__ = close
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _handle(self):
+        if not self._ptr:
+            raise _lib.InvalidArgumentError("Pipeline: expected an open pipeline, got one that was closed")
+        return self._ptr
+
+    # ---- running -------------------------------------------------------------------------------
+    def build(self):
+        """Builds the graph and schedules the first prefetch_depth iterations (with external
+        sources: as many as were fed)."""
+        check(lib.conveyor_pipeline_build(self._handle()))
+        self._built = True
+        return self
+
+    def run(self):
+        """Schedules one more iteration."""
+        check(lib.conveyor_pipeline_run(self._handle()))
+
+    def feed(self, name, data, stream=None):
+        """Queues one iteration's batch for the external_source node `name`.
+
+        `data`: one array-like whose first dimension is the batch, or a list/tuple of per-sample
+        array-likes (shapes may differ) — anything conveyor.as_tensor accepts (NumPy, PyTorch, CuPy,
+        JAX, Numba, conveyor.Tensor). `stream`: where the producer should make device data ready
+        (default: Conveyor's stream on that device). The data is used without copying where its
+        layout allows, and kept alive as long as the pipeline needs it.
+        """
+        encoded = str(name).encode("utf-8")
+        if isinstance(data, (list, tuple)):
+            tensors = [as_tensor(x, stream) for x in data]
+            array = (ctypes.c_void_p * max(len(tensors), 1))(*[t._ptr for t in tensors])
+            check(lib.conveyor_pipeline_feed_samples(self._handle(), encoded, array, len(tensors)))
+        else:
+            tensor = as_tensor(data, stream)
+            check(lib.conveyor_pipeline_feed_batch(self._handle(), encoded, tensor._ptr))
+
+    def outputs(self, samples=False):
+        """The next iteration's outputs as a dict name -> conveyor.Tensor of the whole batch (shape
+        [batch, ...]) when its samples share one shape, else name -> list of per-sample tensors
+        (always lists with samples=True). Blocks until the iteration is computed."""
+        handle = ctypes.c_void_p()
+        check(lib.conveyor_pipeline_outputs(self._handle(), ctypes.byref(handle)))
+        try:
+            count = ctypes.c_int32()
+            check(lib.conveyor_outputs_count(handle, ctypes.byref(count)))
+            result = {}
+            for i in range(count.value):
+                name = ctypes.c_char_p()
+                check(lib.conveyor_outputs_name(handle, i, ctypes.byref(name)))
+                uniform = ctypes.c_int32()
+                check(lib.conveyor_outputs_is_uniform(handle, i, ctypes.byref(uniform)))
+                if uniform.value and not samples:
+                    result[name.value.decode()] = self._get(handle, i, -1)
+                else:
+                    n = ctypes.c_int32()
+                    check(lib.conveyor_outputs_num_samples(handle, i, ctypes.byref(n)))
+                    result[name.value.decode()] = [self._get(handle, i, s) for s in range(n.value)]
+            return result
+        finally:
+            # The tensors hold the slot from here on; the handle is not needed any more.
+            lib.conveyor_outputs_release(handle)
+
+    @staticmethod
+    def _get(handle, index, sample):
+        out = ctypes.c_void_p()
+        check(lib.conveyor_outputs_get(handle, index, sample, ctypes.byref(out)))
+        return Tensor(out)
+
+    # ---- iteration -----------------------------------------------------------------------------
+    def __iter__(self):
+        if self.external_sources:
+            raise TypeError("Pipeline: cannot iterate a pipeline with external_source nodes (%s): feed each "
+                            "of them, then run() and outputs(), once per iteration" %
+                            ", ".join(self.external_sources))
+        if not self._built:
+            self.build()
+        return self
+
+    def __next__(self):
+        batch = self.outputs()
+        self.run()
+        return batch
