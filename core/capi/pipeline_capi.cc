@@ -126,10 +126,10 @@ Tensor<Backend> OutputTensor(const TensorList<Backend>& list, const std::string&
     if (!list.is_uniform()) {
       int other = 1;
       while (list.shape(other) == list.shape(0)) ++other;
-      throw InvalidArgument("sample -1: expected output \"" + name + "\" to be a uniform batch, got sample 0 of shape " +
-                            list.shape(0).ToString() + " and sample " + std::to_string(other) + " of shape " +
-                            list.shape(other).ToString() + "; take its samples one by one (0 to " +
-                            std::to_string(n - 1) + ")");
+      throw InvalidArgument("sample -1: expected output \"" + name +
+                            "\" to be a uniform batch, got sample 0 of shape " + list.shape(0).ToString() +
+                            " and sample " + std::to_string(other) + " of shape " + list.shape(other).ToString() +
+                            "; take its samples one by one (0 to " + std::to_string(n - 1) + ")");
     }
     const Shape& sample_shape = list.shape(0);
     const int64_t itemsize = static_cast<int64_t>(DTypeSize(list.dtype()));
@@ -276,8 +276,8 @@ void Feed(conveyor_pipeline_s& p, const char* node_name, const std::vector<AnyTe
     }
     if (i == 0 && batch == nullptr) dtype = d;
     if (d != dtype) {
-      throw InvalidArgument(where + "expected every sample of dtype " + std::string(DTypeName(dtype)) + ", got sample " +
-                            std::to_string(i) + " of dtype " + std::string(DTypeName(d)));
+      throw InvalidArgument(where + "expected every sample of dtype " + std::string(DTypeName(dtype)) +
+                            ", got sample " + std::to_string(i) + " of dtype " + std::string(DTypeName(d)));
     }
   }
   const bool built = p.pipeline.built();

@@ -3,15 +3,14 @@
 #include "core/capi/conveyor.h"
 
 #include <dlfcn.h>
-#include <unistd.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "tests/capi/shared_library.h"
 #include "tests/core/interop/dlpack_producer.h"
 #include "tests/util/gpu_test.h"
 
@@ -289,34 +288,10 @@ TEST(CApi, ScaleAddChecksItsArguments) {
   EXPECT_THAT(conveyor_last_error(), HasSubstr("got pageable host memory"));
 }
 
-// The library as Bazel lays it out for the test (runfiles), or beside the test binary when a
-// bundle copied both elsewhere.
-std::vector<std::string> LibraryCandidates() {
-  std::vector<std::string> paths = {"core/capi/libconveyor_c.so"};
-  for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
-    if (const char* dir = std::getenv(var)) paths.push_back(std::string(dir) + "/conveyor/core/capi/libconveyor_c.so");
-  }
-  char exe[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-  if (n > 0) {
-    const std::string self(exe, static_cast<size_t>(n));
-    paths.push_back(self.substr(0, self.rfind('/') + 1) + "libconveyor_c.so");
-  }
-  return paths;
-}
-
 TEST(CApiSharedLibrary, ExportsOnlyTheCApi) {
-  void* lib = nullptr;
   std::string tried;
-  for (const std::string& path : LibraryCandidates()) {
-    if (access(path.c_str(), R_OK) != 0) {
-      tried += " " + path;
-      continue;
-    }
-    lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    ASSERT_NE(lib, nullptr) << path << ": " << dlerror();
-    break;
-  }
+  void* lib = testing::OpenConveyorLibrary(tried);
+  ASSERT_EQ(tried.find(" ("), std::string::npos) << "the library exists but does not open:" << tried;
   if (lib == nullptr) GTEST_SKIP() << "libconveyor_c.so is not beside this test; tried" << tried;
   auto* version = reinterpret_cast<uint32_t (*)()>(dlsym(lib, "conveyor_abi_version"));
   ASSERT_NE(version, nullptr);
