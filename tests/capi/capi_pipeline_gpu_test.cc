@@ -15,6 +15,7 @@
 #include "core/cuda/device.h"
 #include "core/cuda/stream.h"
 #include "core/interop/dlpack_abi.h"
+#include "tests/capi/capi_handles.h"
 #include "tests/util/gpu_test.h"
 #include "tests/util/test_kernels.h"
 
@@ -26,21 +27,9 @@ using conveyor::testing::RandomVector;
 using conveyor::testing::SpinGpu;
 using cuda::Stream;
 
-template <typename T, void (*kFree)(T)>
-struct Owner {
-  T h = nullptr;
-  Owner() = default;
-  Owner(Owner&& other) noexcept : h(std::exchange(other.h, nullptr)) {}
-  Owner& operator=(Owner&& other) noexcept {
-    std::swap(h, other.h);
-    return *this;
-  }
-  ~Owner() { kFree(h); }
-};
-using PipelineHandle = Owner<conveyor_pipeline_t, conveyor_pipeline_destroy>;
-using OutputsHandle = Owner<conveyor_outputs_t, conveyor_outputs_release>;
-using TensorHandle = Owner<conveyor_tensor_t, conveyor_tensor_release>;
-using Export = Owner<DLManagedTensorVersioned*, conveyor_dlpack_versioned_delete>;
+using testing::OutputsHandle;
+using testing::PipelineHandle;
+using testing::TensorHandle;
 
 int64_t Code(const Stream& s) { return cuda::EncodeInteropStream(s.view()); }
 
@@ -102,7 +91,7 @@ TEST(CApiPipelineGpu, GpuOutputsEqualTheCpuPipelinesThroughDLPack) {
     for (int32_t out = 0; out < 2; ++out) {
       TensorHandle g = Get(og.h, out, -1), c = Get(oc.h, out, -1);
       ASSERT_EQ(Info(g.h).device_type, CONVEYOR_DEVICE_CUDA);
-      Export managed;
+      testing::DLPackExport managed;
       ASSERT_EQ(conveyor_tensor_to_dlpack_versioned(g.h, Code(consumer), &managed.h), CONVEYOR_OK)
           << conveyor_last_error();
       auto* m = reinterpret_cast<dlpack::DLManagedTensorVersioned*>(managed.h);
@@ -131,7 +120,7 @@ TEST(CApiPipelineGpu, SlotIsRewrittenOnlyAfterTheConsumersStreamWork) {
   OutputsHandle o = Next(gpu.h);
   TensorHandle t = Get(o.h, 0, -1);
   const conveyor_tensor_info_t info = Info(t.h);
-  Export managed;
+  testing::DLPackExport managed;
   ASSERT_EQ(conveyor_tensor_to_dlpack_versioned(t.h, Code(consumer), &managed.h), CONVEYOR_OK);
   // The consumer reads late (after a long spin) and lets go at once.
   std::vector<char> got(want.size());

@@ -17,6 +17,7 @@
 #include "core/capi/conveyor.h"
 #include "tests/capi/shared_library.h"
 #include "tests/core/interop/dlpack_producer.h"
+#include "tests/capi/capi_handles.h"
 #include "tests/util/gpu_test.h"
 
 namespace conveyor::capi {
@@ -26,21 +27,10 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using conveyor::testing::RandomVector;
 
-// Move-only owners, so a failing ASSERT leaks nothing; `h = {}` releases at once.
-template <typename T, void (*kFree)(T)>
-struct Owner {
-  T h = nullptr;
-  Owner() = default;
-  Owner(Owner&& other) noexcept : h(std::exchange(other.h, nullptr)) {}
-  Owner& operator=(Owner&& other) noexcept {
-    std::swap(h, other.h);  // `other` frees what this held
-    return *this;
-  }
-  ~Owner() { kFree(h); }
-};
-using PipelineHandle = Owner<conveyor_pipeline_t, conveyor_pipeline_destroy>;
-using OutputsHandle = Owner<conveyor_outputs_t, conveyor_outputs_release>;
-using TensorHandle = Owner<conveyor_tensor_t, conveyor_tensor_release>;
+using testing::OutputsHandle;
+using testing::PipelineHandle;
+using testing::TensorHandle;
+
 std::string Yaml(const std::string& ops, const std::string& outputs, int prefetch = 2, int batch = 4) {
   return "pipeline: {name: capi_cpu, batch_size: " + std::to_string(batch) +
          ", device: cpu, num_threads: 2, prefetch_depth: " + std::to_string(prefetch) + ", seed: 11}\nops:\n" + ops +
