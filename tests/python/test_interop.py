@@ -30,34 +30,9 @@ def _import(name):
         pytest.skip("%s is not importable: %s" % (name, e))
 
 
-def _gpu_reason():
-    try:
-        conveyor.empty((1,), "float32", device="cuda")
-        return None
-    except conveyor.Error as e:
-        return str(e)
-
-
-_GPU_REASON = _gpu_reason()
-
-
-@pytest.fixture
-def gpu():
-    if _GPU_REASON is not None:
-        pytest.skip("needs a CUDA GPU: " + _GPU_REASON)
-
-
 @pytest.fixture
 def np():
     return _import("numpy")
-
-
-@pytest.fixture
-def torch(gpu):
-    torch = _import("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
 
 
 @pytest.fixture

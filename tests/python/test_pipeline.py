@@ -5,7 +5,6 @@ there is no GPU or no PyTorch with CUDA, and otherwise check torch.from_dlpack o
 against the CPU pipeline (same seed, same draws) and feed external sources from torch CUDA tensors.
 """
 import gc
-import importlib
 import itertools
 import os
 
@@ -186,28 +185,7 @@ def test_closed_and_misused_pipelines():
 
 # ---- GPU -----------------------------------------------------------------------------------------
 
-def _gpu_reason():
-    try:
-        conveyor.empty((1,), "float32", device="cuda")
-        return None
-    except conveyor.Error as e:
-        return str(e)
-
-
-_GPU_REASON = _gpu_reason()
-
-
-@pytest.fixture
-def torch():
-    if _GPU_REASON is not None:
-        pytest.skip("needs a CUDA GPU: " + _GPU_REASON)
-    try:
-        torch = importlib.import_module("torch")
-    except Exception as e:
-        pytest.skip("torch is not importable: %s" % e)
-    if not torch.cuda.is_available():
-        pytest.skip("torch has no CUDA device")
-    return torch
+# The `torch` fixture (conftest.py) skips with the reason without a GPU or PyTorch with CUDA.
 
 
 @pytest.mark.parametrize("capture", [False, True])
