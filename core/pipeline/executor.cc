@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -97,6 +98,7 @@ struct Slot {
   std::vector<cuda::Event> consumer_done;           // consumer streams, at release
   int consumer_pending = 0;
   std::vector<CapturedSegment> captured;  // [segment]
+  CaptureSignature scratch;               // reused every iteration: no per-iteration allocation
 };
 
 struct SlotLease {
@@ -121,6 +123,14 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   void RunCaptured(int segment, int64_t k, Slot& slot);
   PipelineOutputs Pop();
   void Release(int slot, const std::vector<StreamView>& streams) noexcept;
+  // Wakes every waiter of Await (call after changing the state, with or without `mu`).
+  void Notify() {
+    generation.fetch_add(1, std::memory_order_release);
+    cv.notify_all();
+  }
+  // Waits under `lock` (on `mu`) until `ready()`: spins up to kSpin first, then blocks on `cv`.
+  template <typename Pred>
+  void Await(std::unique_lock<std::mutex>& lock, Pred ready);
   std::string NodePrefix(const GraphNode& node, int64_t k) const {
     return "pipeline \"" + graph.spec().name + "\": iteration " + std::to_string(k) + ": node \"" + node.name() +
            "\" (op \"" + node.op() + "\"): ";
@@ -166,7 +176,54 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   std::thread thread;
   std::atomic<int64_t> captures{0};
   std::atomic<int64_t> replays{0};
+  // Bumped by Notify(): a spinning waiter re-checks its condition only when something changed.
+  std::atomic<uint64_t> generation{0};
+  // Stage-thread time split (see ExecutorCounters); written by the stage thread only.
+  std::atomic<int64_t> stage_work_ns{0};
+  std::atomic<int64_t> stage_gpu_wait_ns{0};
+  std::atomic<int64_t> stage_idle_ns{0};
 };
+
+namespace {
+using Clock = std::chrono::steady_clock;
+int64_t NanosSince(Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+}
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+// How long a waiter spins before it sleeps. A futex wake-up of a sleeping thread costs 5-50 us
+// (more on a VM); one iteration of a small pipeline is about that long, so the stage thread and
+// the consumer hand off without sleeping while they keep pace, and both sleep when idle.
+constexpr auto kSpin = std::chrono::microseconds(200);
+}  // namespace
+
+template <typename Pred>
+void ExecutorState::Await(std::unique_lock<std::mutex>& lock, Pred ready) {
+  if (ready()) return;
+  const auto deadline = Clock::now() + kSpin;
+  for (;;) {
+    // Read under the lock that ready() was checked under: a change after it bumps `generation`.
+    const uint64_t seen = generation.load(std::memory_order_acquire);
+    lock.unlock();
+    bool expired = false;
+    for (int spins = 0; generation.load(std::memory_order_acquire) == seen; ++spins) {
+      CpuRelax();
+      if ((spins & 63) == 63 && Clock::now() >= deadline) {
+        expired = true;
+        break;
+      }
+    }
+    lock.lock();
+    if (ready()) return;
+    if (expired) break;
+  }
+  cv.wait(lock, ready);
+}
 
 ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   const PipelineSpec& spec = graph.spec();
@@ -306,10 +363,10 @@ void ExecutorState::Main() {
     int64_t k = 0;
     Slot* slot = nullptr;
     {
+      const auto idle_from = Clock::now();
       std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] {
-        return stop || (!failed && started < scheduled && !slots[started % depth].busy);
-      });
+      Await(lock, [&] { return stop || (!failed && started < scheduled && !slots[started % depth].busy); });
+      stage_idle_ns.fetch_add(NanosSince(idle_from), std::memory_order_relaxed);
       if (stop) return;
       k = started++;
       slot = &slots[k % depth];
@@ -324,11 +381,13 @@ void ExecutorState::Main() {
       }
     }
     std::exception_ptr error;
+    const auto work_from = Clock::now();
     try {
       RunIteration(k, *slot, incoming);
     } catch (...) {
       error = std::current_exception();
     }
+    stage_work_ns.fetch_add(NanosSince(work_from), std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mu);
       slot->error = error;
@@ -340,7 +399,7 @@ void ExecutorState::Main() {
         failed_message = MessageOf(error);
       }
     }
-    cv.notify_all();
+    Notify();
   }
 }
 
@@ -353,7 +412,11 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
       }
       // The previous iteration in this slot must be done on the GPU before its staging buffers,
       // descriptors and captured graphs are touched again (see executor.h).
-      if (slot.gpu_used) slot.ready->Synchronize();
+      if (slot.gpu_used && !slot.ready->Query()) {
+        const auto wait_from = Clock::now();
+        slot.ready->Synchronize();
+        stage_gpu_wait_ns.fetch_add(NanosSince(wait_from), std::memory_order_relaxed);
+      }
     } catch (...) {
       RethrowWithContext(IterationPrefix(k));
     }
@@ -534,7 +597,9 @@ void ExecutorState::RunExternalGpu(int n, Slot& slot) {
 
 void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
   const Segment& seg = segments[segment];
-  CaptureSignature signature;
+  // Built every iteration into the slot's scratch (capacity kept): allocation-free steady state.
+  CaptureSignature& signature = slot.scratch;
+  signature.clear();
   for (int n : seg.nodes) {
     try {
       BindGpuNode(n, k, slot, &signature);
@@ -554,7 +619,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
   if (!captured.valid() || captured.signature() != signature) {
     // The old graph's last launch (iteration k - depth) finished: RunIteration waited for it.
     captured = CapturedSegment();
-    captured = CapturedSegment::Capture(compute.view(), std::move(signature), [&] {
+    captured = CapturedSegment::Capture(compute.view(), signature, [&] {
       for (int n : seg.nodes) {
         try {
           ops[n]->RunGpu(*slot.ws[n]);
@@ -573,7 +638,8 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
                        graph.node(seg.nodes.front()).name() + "\" and " + std::to_string(seg.nodes.size() - 1) +
                        " more: ");
   }
-  replays.fetch_add(1);
+  replays.fetch_add(1, std::memory_order_relaxed);
+  signature.clear();  // the scratch keeps no buffer alive between iterations
 }
 
 void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
@@ -583,15 +649,21 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
     for (int i = 0; i < slot.consumer_pending; ++i) slot.consumer_done[i].Wait(stream);
     slot.consumer_pending = 0;
     if (!staged_outputs.empty()) {
+      bool allocated = false;
       for (size_t j = 0; j < staged_outputs.size(); ++j) {
         const auto [p, o] = staged_outputs[j];
         const TensorListCPU& src = slot.cpu_out[p][o];
-        Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
+        allocated |= Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
         slot.staged[j].set_layout(src.layout());
       }
-      // Allocations are ordered on the compute stream; the copies run on the copy stream.
-      slot.alloc_done.Record(stream);
-      slot.alloc_done.Wait(copy.view());
+      // New buffers are allocated stream-ordered on the compute stream: the copy stream waits for
+      // that point. Otherwise it waits for nothing on compute: the last readers of staged[s] (the
+      // GPU work of iteration k - depth) finished before RunIteration went on, so the copy of k
+      // overlaps the compute of k - 1 instead of queueing behind it.
+      if (allocated) {
+        slot.alloc_done.Record(stream);
+        slot.alloc_done.Wait(copy.view());
+      }
       for (size_t j = 0; j < staged_outputs.size(); ++j) {
         const auto [p, o] = staged_outputs[j];
         const TensorListCPU& src = slot.cpu_out[p][o];
@@ -654,14 +726,14 @@ PipelineOutputs ExecutorState::Pop() {
                           "iteration " + std::to_string(slot.iteration) + "; release them first (prefetch_depth " +
                           std::to_string(depth) + ")");
   }
-  cv.wait(lock, [&] { return stop || (slot.iteration == k && slot.done); });
+  Await(lock, [&] { return stop || (slot.iteration == k && slot.done); });
   if (stop) throw Error("pipeline \"" + name + "\": Outputs(): the pipeline is shutting down");
   ++consumed;
   if (slot.error) {
     std::exception_ptr error = slot.error;
     slot.busy = false;
     lock.unlock();
-    cv.notify_all();
+    Notify();
     std::rethrow_exception(error);
   }
   slot.leased = true;
@@ -702,7 +774,7 @@ void ExecutorState::Release(int index, const std::vector<StreamView>& streams) n
     slot.leased = false;
     slot.busy = false;
   }
-  cv.notify_all();
+  Notify();
 }
 
 SlotLease::~SlotLease() { state->Release(slot, streams); }
@@ -772,7 +844,7 @@ Executor::~Executor() {
     std::lock_guard<std::mutex> lock(state_->mu);
     state_->stop = true;
   }
-  state_->cv.notify_all();
+  state_->Notify();
   if (state_->thread.joinable()) state_->thread.join();
   // Outputs still held keep the state (and the buffers they reference) alive until released.
 }
@@ -800,7 +872,7 @@ void Executor::Schedule() {
     }
     ++state_->scheduled;
   }
-  state_->cv.notify_all();
+  state_->Notify();
 }
 
 PipelineOutputs Executor::Pop() { return state_->Pop(); }
@@ -868,6 +940,9 @@ ExecutorCounters Executor::counters() const {
   }
   c.captures = state_->captures.load();
   c.replays = state_->replays.load();
+  c.stage_work_ns = state_->stage_work_ns.load();
+  c.stage_gpu_wait_ns = state_->stage_gpu_wait_ns.load();
+  c.stage_idle_ns = state_->stage_idle_ns.load();
   return c;
 }
 

@@ -6,7 +6,7 @@
 //                  │ CPU stage k (TBB arena: independent nodes as tasks,        │ D = prefetch_depth
 //                  │   per-sample ParallelFor inside) ── writes pinned staging[s]│ s = k mod D
 //                  │ GPU stage k: issue only, returns at once ───────────────────┘ then k+1
-//   copy stream    │          wait alloc[s] ─ H2D staging[s] → dev[s] (one per edge) ─ copy_done[s]
+//   copy stream    │       [wait alloc[s]] ─ H2D staging[s] → dev[s] (one per edge) ─ copy_done[s]
 //   compute stream │ wait consumer[s] ─ wait copy_done[s] ─ eager nodes │ captured segments ─ ready[s]
 //   consumer       │                    Outputs(k): ready[s] ─WaitOn(stream)/Sync()─ release → slot s free
 //
@@ -17,8 +17,14 @@
 //     copy that read staging[s] and the kernels that read the descriptors have finished.
 //   - device buffers of slot s are rewritten by stream order (compute) and, for buffers the
 //     consumer read, after consumer[s]: events recorded on the consumer's streams (WaitOn) when it
-//     released the outputs. Device buffers are allocated on the compute stream; the copy stream
-//     waits alloc[s] (recorded on compute) before writing them.
+//     released the outputs. Device buffers are allocated on the compute stream; in an iteration
+//     that (re)allocated a staged device buffer the copy stream waits alloc[s] (recorded on
+//     compute) before writing it. Otherwise it waits for nothing on compute: the last readers of
+//     dev[s] were the GPU work of k-D, already waited for by the host, so the copy of k overlaps
+//     the compute of k-1.
+//   - The stage thread and the consumer hand off through `mu` with a bounded spin (about 200 us)
+//     before sleeping on the condition variable: a sleeping thread's wake-up costs about as much
+//     as a whole iteration of a small pipeline.
 //   - outputs of iteration k are handed out only after its stage finished issuing; their ready
 //     event is ready[s].
 // The legacy default stream is never used; steady state allocates nothing (slot buffers grow to
@@ -53,6 +59,13 @@ struct ExecutorCounters {
   int64_t iterations = 0;  // iterations whose stage finished
   int64_t captures = 0;    // CUDA graphs captured (segment × slot × signature)
   int64_t replays = 0;     // captured graphs launched
+  // Where the stage thread's time went, summed over iterations (ns): running iterations (work,
+  // which includes gpu_wait), host-waiting for a slot's previous GPU work before reusing it
+  // (gpu_wait: the GPU is the bottleneck), and waiting for Run() or a slot release (idle: the
+  // consumer is). Diagnostics for benchmarks and tuning.
+  int64_t stage_work_ns = 0;
+  int64_t stage_gpu_wait_ns = 0;
+  int64_t stage_idle_ns = 0;
 };
 
 // The outputs of one iteration. They stay valid until the object is released (destroyed, moved

@@ -16,8 +16,9 @@ struct AugmentDesc {
 };
 
 // One grid of (blocks, num_samples): sample s processes descs[s] (a device-accessible pointer,
-// pinned and mapped). The launch shape depends only on num_samples, never on sample sizes.
-void AugmentGpu(const AugmentDesc* descs, int num_samples, cuda::StreamView stream);
+// pinned and mapped). The launch shape depends only on num_samples and `capacity` (elements the
+// batch's buffer holds), never on sample sizes.
+void AugmentGpu(const AugmentDesc* descs, int num_samples, int64_t capacity, cuda::StreamView stream);
 // out[i] = in[i] + add, n floats.
 void AddGpu(float* out, const float* in, float add, int64_t n, cuda::StreamView stream);
 

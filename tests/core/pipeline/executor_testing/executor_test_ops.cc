@@ -166,7 +166,9 @@ class AugmentOp final : public Operator {
   }
   void RunGpu(Workspace& ws) override {
     const size_t slot = static_cast<size_t>(ws.slot());
-    AugmentGpu(device_descs_.at(slot), ws.InputGpu(0).num_samples(), ws.stream());
+    const TensorListGPU& in = ws.InputGpu(0);
+    AugmentGpu(device_descs_.at(slot), in.num_samples(), static_cast<int64_t>(in.buffer().size() / sizeof(float)),
+               ws.stream());
   }
 
  private:
