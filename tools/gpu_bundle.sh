@@ -50,3 +50,9 @@ cp tools/bundle_run.sh "$BUNDLE/run.sh"
 cp tools/test_summary.py "$BUNDLE/"
 chmod +x "$BUNDLE/run.sh"
 echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(wc -l < "$BUNDLE/tests/index") test binaries)"
+
+# One compressed file travels more cheaply than the folder (binaries compress ~4x):
+#   copy .gpu_bundle/ to the GPU machine, then: tar xzf .gpu_bundle/bundle.tar.gz && .bundle/run.sh
+mkdir -p .gpu_bundle
+tar czf .gpu_bundle/bundle.tar.gz "$BUNDLE"
+echo "packed: $(du -sh .gpu_bundle/bundle.tar.gz | cut -f1) in .gpu_bundle/bundle.tar.gz"
