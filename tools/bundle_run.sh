@@ -32,7 +32,9 @@ while read -r name path; do
     (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 timeout 600 compute-sanitizer \
         --tool memcheck --error-exitcode 99 --leak-check full "$dir/$path" >"$OUTDIR/$name.memcheck.log" 2>&1)
     src=$?
-    echo "memcheck $name: rc $src $(grep -m1 'ERROR SUMMARY' "$OUTDIR/$name.memcheck.log")"
+    # A binary that never calls CUDA (pure parsing tests) gives the sanitizer nothing to check.
+    grep -q "terminated before first instrumented API call" "$OUTDIR/$name.memcheck.log" && src=0
+    echo "memcheck $name: rc $src $(grep -m1 -E 'ERROR SUMMARY|terminated before' "$OUTDIR/$name.memcheck.log")"
     [ $src -ne 0 ] && status=1
   fi
 done < "$HERE/tests/index"

@@ -238,7 +238,9 @@ OpSpec Parser::ParseOp(const YAML::Node& node, size_t index) const {
     } else {
       throw SpecError(spec, "device",
                       "device: expected cpu, gpu or auto, got \"" + d + "\"" + DidYouMean(d, {"cpu", "gpu", "auto"}));
-    }
+    }  } else if (!entry->schema.SupportsDevice(Device::kCpu)) {
+    // No `device:` means cpu, except for ops that only run on the GPU (to_host): their one backend.
+    spec.set_device(DeviceRequest::kGpu);
   }
   for (const char* list : {"inputs", "outputs"}) {
     const YAML::Node n = node[list];

@@ -214,6 +214,15 @@ TEST(Graph, TransferOpAllowsGpuToCpu) {
   EXPECT_TRUE(g.StagedEdges().empty());
 }
 
+TEST(Graph, GpuOnlyOpWithoutDeviceRunsOnTheGpu) {
+  const PipelineSpec spec = LoadPipelineFile(kData + "to_host_default_device.yaml");
+  EXPECT_EQ(spec.ops[1].device(), DeviceRequest::kGpu);
+  const Graph g = Graph::Build(spec, {.has_gpu = true});
+  EXPECT_EQ(g.node("download").device, Device::kGpu);
+  EXPECT_EQ(g.node("download").output_devices[0], Device::kCpu);
+  EXPECT_EQ(ParsePipelineYaml(ToYaml(spec), "<round trip>"), spec);  // the round trip keeps it
+}
+
 TEST(Graph, PlacesNodesAndMarksStagedEdgesWithGpu) {
   const Graph g = Graph::Build(LoadPipelineFile(kData + "valid.yaml"), {.has_gpu = true});
   EXPECT_EQ(g.device(), Device::kGpu);
