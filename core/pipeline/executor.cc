@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
@@ -71,6 +72,44 @@ std::string MessageOf(const std::exception_ptr& error) {
 const void* HostBase(const TensorListCPU& list) { return list.buffer().host_ptr(); }
 const void* DeviceBase(const TensorListGPU& list) { return list.buffer().device_ptr(); }
 
+// The operators' CpuThreadPool: the executor's TBB arena, except that a range of one chunk (or a
+// pool of one thread) runs on the calling thread — entering the arena for it costs microseconds,
+// about as much as a small pipeline's whole CPU stage.
+class ExecutorPool final : public CpuThreadPool {
+ public:
+  explicit ExecutorPool(int num_threads) : tbb_(num_threads) {}
+  int num_threads() const override { return tbb_.num_threads(); }
+  void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) override {
+    if (n <= 0) return;
+    if (n <= std::max<int64_t>(1, grain) || tbb_.num_threads() <= 1) {
+      fn(0, n);  // one chunk of at least `grain` items, as the contract allows
+      return;
+    }
+    tbb_.ParallelFor(n, grain, fn);
+  }
+  tbb::task_arena& arena() { return tbb_.arena(); }
+
+ private:
+  TbbThreadPool tbb_;
+};
+
+// Staged copies at most this big (device buffer capacity) go into the captured graph of the
+// segment that reads them (executor.h); larger ones keep the copy stream, whose overlap with the
+// previous iteration's compute is worth more than the few host calls it costs. Override with
+// CONVEYOR_GRAPH_COPY_MAX_BYTES (0: never; a tuning and benchmarking knob).
+constexpr size_t kGraphCopyMaxBytes = size_t(256) << 10;
+size_t GraphCopyMaxBytes() {
+  const char* env = std::getenv("CONVEYOR_GRAPH_COPY_MAX_BYTES");
+  if (env == nullptr || *env == '\0') return kGraphCopyMaxBytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  return (end != nullptr && *end == '\0') ? static_cast<size_t>(v) : kGraphCopyMaxBytes;
+}
+
+// Bytes an in-graph staged copy moves: the batch's, at least 16 (a memcpy node cannot be empty;
+// both buffers hold at least 256 bytes, staging.h).
+size_t GraphCopyBytes(const TensorListCPU& src) { return std::max<size_t>(src.nbytes(), 16); }
+
 }  // namespace
 
 struct Segment {
@@ -90,6 +129,7 @@ struct Slot {
   std::vector<std::vector<TensorListCPU>> cpu_out;  // [node][output]: host data (pinned when staged)
   std::vector<std::vector<TensorListGPU>> gpu_out;  // [node][output]: device data
   std::vector<TensorListGPU> staged;                // [staged output]: device copies of pinned CPU outputs
+  std::vector<char> staged_in_graph;                // [staged output]: this iteration copies it inside a graph
   std::vector<std::unique_ptr<Workspace>> ws;       // [node]
   std::vector<std::optional<Fed>> fed;              // [node]: the batch fed for this iteration
   std::shared_ptr<cuda::Event> ready;               // compute stream, after the iteration's GPU work
@@ -149,7 +189,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   cuda::Stream copy;
   Graph graph;
   int depth = 1;
-  std::unique_ptr<TbbThreadPool> pool;
+  std::unique_ptr<ExecutorPool> pool;
   std::vector<std::unique_ptr<Operator>> ops;  // [node]; null for external sources
   std::vector<Segment> segments;
   std::vector<int> cpu_nodes;
@@ -158,6 +198,11 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   std::vector<std::atomic<int>> cpu_pending;     // [node]: scratch for one CPU stage
   std::vector<std::pair<int, int>> staged_outputs;       // (node, output) copied H2D
   std::map<std::pair<int, int>, int> staged_index;       // (node, output) → index
+  // [staged output]: the captured segment holding every node that reads it (-1: none such; its
+  // copy always uses the copy stream), and [segment]: the staged outputs it may copy in-graph.
+  std::vector<int> staged_segment;
+  std::vector<std::vector<int>> segment_staged;
+  size_t graph_copy_max_bytes = kGraphCopyMaxBytes;
   std::vector<std::vector<bool>> pinned_output;          // [node][output]
   std::vector<int> external_sources;
   std::vector<Slot> slots;
@@ -182,13 +227,18 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   std::atomic<int64_t> stage_work_ns{0};
   std::atomic<int64_t> stage_gpu_wait_ns{0};
   std::atomic<int64_t> stage_idle_ns{0};
+  // The stage thread's clock: the end of its last timed step (3 clock reads per iteration).
+  std::chrono::steady_clock::time_point stage_mark;
+  std::atomic<int64_t> stage_cpu_ns{0};
+  std::atomic<int64_t> stage_issue_ns{0};
+  std::atomic<int64_t> copies_on_copy_stream{0};
+  std::atomic<int64_t> copies_in_graph{0};
 };
 
 namespace {
 using Clock = std::chrono::steady_clock;
-int64_t NanosSince(Clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
-}
+int64_t Nanos(Clock::duration d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); }
+int64_t NanosSince(Clock::time_point t) { return Nanos(Clock::now() - t); }
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -296,6 +346,29 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     }
   }
 
+  // Staged outputs whose readers all sit in one captured segment may be copied inside its graph.
+  std::vector<int> segment_of(nodes.size(), -1);
+  for (size_t s = 0; s < segments.size(); ++s) {
+    if (segments[s].captured) {
+      for (int n : segments[s].nodes) segment_of[n] = static_cast<int>(s);
+    }
+  }
+  staged_segment.assign(staged_outputs.size(), -2);  // -2: no reader seen yet
+  for (const GraphNode& node : nodes) {
+    for (const GraphEdge& edge : node.inputs) {
+      if (!edge.staged()) continue;
+      int& seg = staged_segment[staged_index.at({edge.producer, edge.output})];
+      const int mine = segment_of[node.index];
+      seg = (seg == -2 || seg == mine) ? mine : -1;
+    }
+  }
+  segment_staged.resize(segments.size());
+  for (size_t j = 0; j < staged_outputs.size(); ++j) {
+    if (staged_segment[j] < 0) staged_segment[j] = -1;
+    else segment_staged[staged_segment[j]].push_back(static_cast<int>(j));
+  }
+  graph_copy_max_bytes = GraphCopyMaxBytes();
+
   std::optional<cuda::DeviceGuard> guard;
   if (has_gpu) {
     device = spec.device_id;
@@ -303,7 +376,7 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     compute = cuda::Stream::Create();
     copy = cuda::Stream::Create();
   }
-  pool = std::make_unique<TbbThreadPool>(std::max(1, spec.num_threads));
+  pool = std::make_unique<ExecutorPool>(std::max(1, spec.num_threads));
   ops.resize(nodes.size());
   for (const GraphNode& node : nodes) {
     if (node.op() == kExternalSourceOp) continue;
@@ -326,6 +399,7 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
       slot.ws.push_back(std::make_unique<Workspace>(nodes[n].spec, spec.batch_size));
     }
     slot.staged.resize(staged_outputs.size());
+    slot.staged_in_graph.assign(staged_outputs.size(), 0);
     slot.fed.resize(nodes.size());
     slot.captured.resize(segments.size());
     if (has_gpu) {
@@ -359,14 +433,16 @@ void ExecutorState::Main() {
   // Batches fed for the next iteration: they replace the slot's previous ones only after that
   // iteration's GPU work (which may still copy from them) finished.
   std::vector<std::optional<Fed>> incoming(graph.nodes().size());
+  stage_mark = Clock::now();
   for (;;) {
     int64_t k = 0;
     Slot* slot = nullptr;
     {
-      const auto idle_from = Clock::now();
       std::unique_lock<std::mutex> lock(mu);
       Await(lock, [&] { return stop || (!failed && started < scheduled && !slots[started % depth].busy); });
-      stage_idle_ns.fetch_add(NanosSince(idle_from), std::memory_order_relaxed);
+      const auto now = Clock::now();
+      stage_idle_ns.fetch_add(Nanos(now - stage_mark), std::memory_order_relaxed);
+      stage_mark = now;
       if (stop) return;
       k = started++;
       slot = &slots[k % depth];
@@ -381,13 +457,14 @@ void ExecutorState::Main() {
       }
     }
     std::exception_ptr error;
-    const auto work_from = Clock::now();
+    const auto work_from = stage_mark;
     try {
-      RunIteration(k, *slot, incoming);
+      RunIteration(k, *slot, incoming);  // moves stage_mark to its end
     } catch (...) {
       error = std::current_exception();
+      stage_mark = Clock::now();
     }
-    stage_work_ns.fetch_add(NanosSince(work_from), std::memory_order_relaxed);
+    stage_work_ns.fetch_add(Nanos(stage_mark - work_from), std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> lock(mu);
       slot->error = error;
@@ -404,6 +481,7 @@ void ExecutorState::Main() {
 }
 
 void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
+  int64_t waited = 0;
   if (has_gpu) {
     try {
       if (!device_set) {
@@ -415,7 +493,8 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
       if (slot.gpu_used && !slot.ready->Query()) {
         const auto wait_from = Clock::now();
         slot.ready->Synchronize();
-        stage_gpu_wait_ns.fetch_add(NanosSince(wait_from), std::memory_order_relaxed);
+        waited = NanosSince(wait_from);
+        stage_gpu_wait_ns.fetch_add(waited, std::memory_order_relaxed);
       }
     } catch (...) {
       RethrowWithContext(IterationPrefix(k));
@@ -423,7 +502,15 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
   }
   for (int src : external_sources) slot.fed[src] = std::move(incoming[src]);
   RunCpuStage(k, slot);
-  if (has_gpu) RunGpuStage(k, slot);
+  // stage_cpu_ns: from the iteration's start (the ready check included, a GPU wait excluded).
+  const auto issue_from = Clock::now();
+  stage_cpu_ns.fetch_add(Nanos(issue_from - stage_mark) - waited, std::memory_order_relaxed);
+  stage_mark = issue_from;
+  if (has_gpu) {
+    RunGpuStage(k, slot);
+    stage_mark = Clock::now();
+    stage_issue_ns.fetch_add(Nanos(stage_mark - issue_from), std::memory_order_relaxed);
+  }
 }
 
 void ExecutorState::BindCommon(Workspace& ws, const GraphNode& node, int64_t k, Slot& slot) {
@@ -607,6 +694,16 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
       RethrowWithContext(NodePrefix(graph.node(n), k));
     }
   }
+  // Staged edges copied inside this graph: the pinned source joins the signature (its address and
+  // capacity are baked into the memcpy node; the device side is a node input, already there).
+  int graph_copies = 0;
+  for (int j : segment_staged[segment]) {
+    signature.AddWord(slot.staged_in_graph[j] ? 1 : 0);
+    if (!slot.staged_in_graph[j]) continue;
+    const auto [p, o] = staged_outputs[j];
+    signature.Add(slot.cpu_out[p][o]);
+    ++graph_copies;
+  }
   // Host work of every node first: it rewrites the descriptors the graph's kernels read.
   for (int n : seg.nodes) {
     try {
@@ -620,6 +717,16 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
     // The old graph's last launch (iteration k - depth) finished: RunIteration waited for it.
     captured = CapturedSegment();
     captured = CapturedSegment::Capture(compute.view(), signature, [&] {
+      for (int j : segment_staged[segment]) {
+        if (!slot.staged_in_graph[j]) continue;
+        const auto [p, o] = staged_outputs[j];
+        const TensorListCPU& src = slot.cpu_out[p][o];
+        try {
+          CopyBytesAsync(slot.staged[j].buffer().device_ptr(), HostBase(src), GraphCopyBytes(src), compute.view());
+        } catch (...) {
+          RethrowWithContext(IterationPrefix(k) + "staging (while capturing): ");
+        }
+      }
       for (int n : seg.nodes) {
         try {
           ops[n]->RunGpu(*slot.ws[n]);
@@ -630,7 +737,32 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
       }
     });
     captures.fetch_add(1);
+    try {
+      for (int j : segment_staged[segment]) {
+        if (!slot.staged_in_graph[j]) continue;
+        const auto [p, o] = staged_outputs[j];
+        const TensorListCPU& src = slot.cpu_out[p][o];
+        captured.TrackCopy(slot.staged[j].buffer().device_ptr(), HostBase(src), GraphCopyBytes(src));
+      }
+    } catch (...) {
+      captured = CapturedSegment();
+      RethrowWithContext(IterationPrefix(k) + "staging (after capturing): ");
+    }
+  } else if (graph_copies > 0) {
+    // Replay: the same addresses, maybe another batch size (one call only when it changed).
+    int index = 0;
+    try {
+      for (int j : segment_staged[segment]) {
+        if (!slot.staged_in_graph[j]) continue;
+        const auto [p, o] = staged_outputs[j];
+        captured.SetCopyBytes(index++, GraphCopyBytes(slot.cpu_out[p][o]));
+      }
+    } catch (...) {
+      captured = CapturedSegment();  // recaptured next time
+      RethrowWithContext(IterationPrefix(k) + "staging: ");
+    }
   }
+  if (graph_copies > 0) copies_in_graph.fetch_add(graph_copies, std::memory_order_relaxed);
   try {
     captured.Launch(compute.view());
   } catch (...) {
@@ -639,7 +771,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
                        " more: ");
   }
   replays.fetch_add(1, std::memory_order_relaxed);
-  signature.clear();  // the scratch keeps no buffer alive between iterations
+  signature.clear();  // the scratch refers to no buffer between iterations
 }
 
 void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
@@ -650,29 +782,43 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
     slot.consumer_pending = 0;
     if (!staged_outputs.empty()) {
       bool allocated = false;
+      int on_copy_stream = 0;
       for (size_t j = 0; j < staged_outputs.size(); ++j) {
         const auto [p, o] = staged_outputs[j];
         const TensorListCPU& src = slot.cpu_out[p][o];
-        allocated |= Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
+        const bool grew = Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
         slot.staged[j].set_layout(src.layout());
-      }
-      // New buffers are allocated stream-ordered on the compute stream: the copy stream waits for
-      // that point. Otherwise it waits for nothing on compute: the last readers of staged[s] (the
-      // GPU work of iteration k - depth) finished before RunIteration went on, so the copy of k
-      // overlaps the compute of k - 1 instead of queueing behind it.
-      if (allocated) {
-        slot.alloc_done.Record(stream);
-        slot.alloc_done.Wait(copy.view());
-      }
-      for (size_t j = 0; j < staged_outputs.size(); ++j) {
-        const auto [p, o] = staged_outputs[j];
-        const TensorListCPU& src = slot.cpu_out[p][o];
-        if (src.nbytes() > 0) {
-          CopyBytesAsync(slot.staged[j].buffer().device_ptr(), HostBase(src), src.nbytes(), copy.view());
+        // Small edges read only by one captured segment are copied by that segment's graph, on
+        // the compute stream (RunCaptured): no copy-stream call, no event hop.
+        const bool in_graph =
+            staged_segment[j] >= 0 && slot.staged[j].buffer().size() <= graph_copy_max_bytes;
+        slot.staged_in_graph[j] = in_graph ? 1 : 0;
+        if (!in_graph) {
+          allocated |= grew;
+          ++on_copy_stream;
         }
       }
-      slot.copy_done.Record(copy.view());
-      slot.copy_done.Wait(stream);
+      if (on_copy_stream > 0) {
+        // New buffers are allocated stream-ordered on the compute stream: the copy stream waits
+        // for that point. Otherwise it waits for nothing on compute: the last readers of
+        // staged[s] (the GPU work of iteration k - depth) finished before RunIteration went on,
+        // so the copy of k overlaps the compute of k - 1 instead of queueing behind it.
+        if (allocated) {
+          slot.alloc_done.Record(stream);
+          slot.alloc_done.Wait(copy.view());
+        }
+        for (size_t j = 0; j < staged_outputs.size(); ++j) {
+          if (slot.staged_in_graph[j]) continue;
+          const auto [p, o] = staged_outputs[j];
+          const TensorListCPU& src = slot.cpu_out[p][o];
+          if (src.nbytes() > 0) {
+            CopyBytesAsync(slot.staged[j].buffer().device_ptr(), HostBase(src), src.nbytes(), copy.view());
+          }
+        }
+        slot.copy_done.Record(copy.view());
+        slot.copy_done.Wait(stream);
+        copies_on_copy_stream.fetch_add(on_copy_stream, std::memory_order_relaxed);
+      }
     }
   } catch (...) {
     RethrowWithContext(IterationPrefix(k) + "staging: ");
@@ -943,6 +1089,10 @@ ExecutorCounters Executor::counters() const {
   c.stage_work_ns = state_->stage_work_ns.load();
   c.stage_gpu_wait_ns = state_->stage_gpu_wait_ns.load();
   c.stage_idle_ns = state_->stage_idle_ns.load();
+  c.stage_cpu_ns = state_->stage_cpu_ns.load();
+  c.stage_issue_ns = state_->stage_issue_ns.load();
+  c.copies_on_copy_stream = state_->copies_on_copy_stream.load();
+  c.copies_in_graph = state_->copies_in_graph.load();
   return c;
 }
 

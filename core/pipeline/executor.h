@@ -8,6 +8,7 @@
 //                  │ GPU stage k: issue only, returns at once ───────────────────┘ then k+1
 //   copy stream    │       [wait alloc[s]] ─ H2D staging[s] → dev[s] (one per edge) ─ copy_done[s]
 //   compute stream │ wait consumer[s] ─ wait copy_done[s] ─ eager nodes │ captured segments ─ ready[s]
+//                  │                    (graph of a segment: [H2D staging[s] → dev[s]] ─ its kernels)
 //   consumer       │                    Outputs(k): ready[s] ─WaitOn(stream)/Sync()─ release → slot s free
 //
 // So the CPU stage of k+1 runs while the GPU executes k. Ordering, slot by slot:
@@ -15,6 +16,17 @@
 //     are rewritten only after the host waited for ready[s] of iteration k-D, which the compute
 //     stream records after all GPU work of that iteration, itself after copy_done[s]: so the
 //     copy that read staging[s] and the kernels that read the descriptors have finished.
+//   - A staged edge read only by nodes of one captured segment, with a device buffer of at most
+//     256 KiB (CONVEYOR_GRAPH_COPY_MAX_BYTES), is copied by a memcpy node at the head of that
+//     segment's graph instead of on the copy stream: no copy-stream call, no copy_done hop. Just as
+//     safe: staging[s] is rewritten by the CPU stage of k only after the host waited for ready[s]
+//     of k-D, recorded after that graph; dev[s] is written in compute-stream order after every
+//     earlier reader of slot s (and after consumer[s]). The node's addresses are the slot's
+//     staging and device buffers, stable within capacity; both are in the capture signature (with
+//     the in-graph choice itself), so a growth recaptures; the graph keeps both buffers alive. The
+//     byte count follows the batch through cudaGraphExecMemcpyNodeSetParams1D (only when it
+//     changed; the slot's previous launch has finished). Eager mode, edges with other readers and
+//     larger edges keep the copy stream, whose copy overlaps the previous iteration's compute.
 //   - device buffers of slot s are rewritten by stream order (compute) and, for buffers the
 //     consumer read, after consumer[s]: events recorded on the consumer's streams (WaitOn) when it
 //     released the outputs. Device buffers are allocated on the compute stream; in an iteration
@@ -66,6 +78,14 @@ struct ExecutorCounters {
   int64_t stage_work_ns = 0;
   int64_t stage_gpu_wait_ns = 0;
   int64_t stage_idle_ns = 0;
+  // Parts of stage_work_ns: the CPU stage, and issuing the GPU stage (staging copies, eager
+  // launches, graph replays, the ready record).
+  int64_t stage_cpu_ns = 0;
+  int64_t stage_issue_ns = 0;
+  // Staged CPU→GPU copies by path: on the copy stream (eager consumers, large edges), or as a
+  // memcpy node inside the captured graph of the segment that reads the edge.
+  int64_t copies_on_copy_stream = 0;
+  int64_t copies_in_graph = 0;
 };
 
 // The outputs of one iteration. They stay valid until the object is released (destroyed, moved

@@ -188,6 +188,111 @@ TEST(ExecutorGpu, CapturedIterationsMatchEagerBitForBit) {
   EXPECT_GT(captured.counters().captures, 2);  // growth beyond capacity re-captured
   EXPECT_GE(captured.counters().replays, 100);
   EXPECT_EQ(eager.counters().captures, 0);
+  // The staged edge x feeds only the captured segment: its copy is a node of the graph (with the
+  // varying batch size set before each replay), never a copy-stream copy; eager keeps the stream.
+  EXPECT_GE(captured.counters().copies_in_graph, 100);
+  EXPECT_EQ(captured.counters().copies_on_copy_stream, 0);
+  EXPECT_EQ(eager.counters().copies_in_graph, 0);
+  EXPECT_GE(eager.counters().copies_on_copy_stream, 100);
+}
+
+// Runs `yaml` eagerly and captured side by side for `iterations`; every output bit-identical and
+// equal to `expected(k, s, i)` (every 13th element). Returns the captured pipeline's counters.
+template <typename Expected>
+ExecutorCounters CompareEagerAndCaptured(const std::string& ops, int prefetch, int64_t iterations, Expected expected,
+                                         int64_t size_min, int64_t size_max, int64_t grow_at,
+                                         ExecutorCounters* at_grow = nullptr) {
+  Pipeline eager = Pipeline::FromYaml(GpuYaml(ops, "y", prefetch, false));
+  Pipeline captured = Pipeline::FromYaml(GpuYaml(ops, "y", prefetch, true));
+  eager.Build();
+  captured.Build();
+  for (int64_t k = 0; k < iterations; ++k) {
+    PipelineOutputs a = eager.Outputs();
+    PipelineOutputs b = captured.Outputs();
+    const TensorListCPU ha = ToHost(a.Gpu(0));
+    const TensorListCPU hb = ToHost(b.Gpu(0));
+    EXPECT_EQ(ha.shapes(), hb.shapes()) << "iteration " << k;
+    if (ha.shapes() != hb.shapes()) break;
+    for (int s = 0; s < ha.num_samples(); ++s) {
+      const int64_t n = ha.shape(s).num_elements();
+      EXPECT_EQ(n, PatternSize(k, s, size_min, size_max, grow_at));
+      EXPECT_EQ(std::memcmp(ha.raw_sample(s), hb.raw_sample(s), static_cast<size_t>(n) * sizeof(float)), 0)
+          << "iteration " << k << " sample " << s;
+      const float* pb = static_cast<const float*>(hb.raw_sample(s));
+      for (int64_t i = 0; i < n; i += 13) {
+        if (pb[i] != expected(k, s, i)) {
+          ADD_FAILURE() << "iteration " << k << " sample " << s << " i " << i << ": " << pb[i] << " vs "
+                        << expected(k, s, i);
+          return captured.counters();
+        }
+      }
+    }
+    a.Release();
+    b.Release();
+    // No iteration from grow_at on has started yet: at most k + prefetch - 1 are scheduled.
+    if (at_grow != nullptr && k == grow_at - prefetch) *at_grow = captured.counters();
+    eager.Run();
+    captured.Run();
+  }
+  EXPECT_EQ(eager.counters().copies_in_graph, 0);
+  return captured.counters();
+}
+
+float Augmented(int64_t k, int s, float v, const char* node) {
+  const auto p = DrawAugment(77, NodeId(node), k, s);
+  return std::fmaf(v, p.scale, p.bias);
+}
+
+TEST(ExecutorGpu, StagedEdgeReadTwiceInOneSegmentIsCopiedInsideItsGraph) {
+  CONVEYOR_REQUIRE_GPU();
+  // x is read by the first and the third node of one captured segment; prefetch 3.
+  const std::string ops =
+      "  - {op: testing.pattern, name: src, args: {min_size: 1, max_size: 700}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
+      "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n"
+      "  - {op: testing.augment, name: a3, device: gpu, inputs: [x], outputs: [y]}\n"
+      "  - {op: testing.augment, name: a4, device: gpu, inputs: [y2], outputs: [unused]}\n";
+  const ExecutorCounters c = CompareEagerAndCaptured(
+      ops, 3, 60, [](int64_t k, int s, int64_t i) { return Augmented(k, s, PatternValue(k, s, i), "a3"); }, 1, 700,
+      -1);
+  EXPECT_EQ(c.captures, 3);  // once per slot: sizes vary, the copy node's size follows
+  EXPECT_GE(c.copies_in_graph, 60);
+  EXPECT_EQ(c.copies_on_copy_stream, 0);
+}
+
+TEST(ExecutorGpu, StagedEdgeWithAnEagerReaderUsesTheCopyStream) {
+  CONVEYOR_REQUIRE_GPU();
+  // x is read by a captured augment and by gpu_spin (not capturable): one copy on the copy stream.
+  const std::string ops =
+      "  - {op: testing.pattern, name: src, args: {min_size: 20, max_size: 900}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
+      "  - {op: testing.gpu_spin, name: spin, device: gpu, inputs: [x], args: {add: 3}, outputs: [z]}\n"
+      "  - {op: testing.augment, name: a2, device: gpu, inputs: [z], outputs: [y]}\n";
+  const ExecutorCounters c = CompareEagerAndCaptured(
+      ops, 2, 40,
+      [](int64_t k, int s, int64_t i) { return Augmented(k, s, PatternValue(k, s, i) + 3.0f, "a2"); }, 20, 900, -1);
+  EXPECT_EQ(c.copies_in_graph, 0);
+  EXPECT_GE(c.copies_on_copy_stream, 40);
+  EXPECT_GT(c.replays, 0);
+}
+
+TEST(ExecutorGpu, StagedEdgeLeavesTheGraphWhenItOutgrowsTheGraphCopyLimit) {
+  CONVEYOR_REQUIRE_GPU();
+  // 4 samples of up to 12000 floats: 192 KB, capacity 256 KiB (copied in the graph); from
+  // iteration 30 on 4x that: capacity 1 MiB, over the limit, so the copy stream takes over.
+  constexpr int64_t kGrowAt = 30;
+  const std::string ops =
+      "  - {op: testing.pattern, name: src, args: {min_size: 1000, max_size: 12000, grow_at: 30}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y]}\n";
+  ExecutorCounters before_growth;
+  const ExecutorCounters c = CompareEagerAndCaptured(
+      ops, 2, 60, [](int64_t k, int s, int64_t i) { return Augmented(k, s, PatternValue(k, s, i), "a1"); }, 1000,
+      12000, kGrowAt, &before_growth);
+  EXPECT_GE(before_growth.copies_in_graph, kGrowAt - 2);
+  EXPECT_EQ(before_growth.copies_on_copy_stream, 0);
+  EXPECT_LE(c.copies_in_graph, kGrowAt);  // iterations 0 .. kGrowAt - 1 only
+  EXPECT_GE(c.copies_on_copy_stream, 60 - kGrowAt - 2);
+  EXPECT_GT(c.captures, before_growth.captures);
 }
 
 TEST(ExecutorGpu, CapturedGraphKeepsItsBuffersAlive) {
