@@ -67,6 +67,15 @@ float AugmentChainValue(int64_t k, int s, int64_t i) {
   return v;
 }
 
+// One steady-state iteration: take the outputs, wait for them on the host, give the slot back,
+// schedule the next.
+void SyncStep(Pipeline& p) {
+  PipelineOutputs out = p.Outputs();
+  out.Sync();
+  out.Release();
+  p.Run();
+}
+
 TEST(ExecutorGpu, NeverUsesTheLegacyDefaultStream) {
   CONVEYOR_REQUIRE_GPU();
   Pipeline p = Pipeline::FromYaml(GpuYaml(
@@ -75,16 +84,10 @@ TEST(ExecutorGpu, NeverUsesTheLegacyDefaultStream) {
       "  - {op: testing.augment, name: aug, device: gpu, inputs: [y], outputs: [z]}\n",
       "z", 2, true));
   p.Build();
-  auto step = [&] {
-    PipelineOutputs out = p.Outputs();
-    out.Sync();
-    out.Release();
-    p.Run();
-  };
-  for (int i = 0; i < 4; ++i) step();  // warm-up: allocations and captures happen here
+  for (int i = 0; i < 4; ++i) SyncStep(p);  // warm-up: allocations and captures happen here
   testing::SpinGpu(200, cuda::StreamView::Legacy());
   const auto start = Clock::now();
-  for (int i = 0; i < 5; ++i) step();
+  for (int i = 0; i < 5; ++i) SyncStep(p);
   const bool legacy_still_busy = !cuda::StreamView::Legacy().Query();
   const auto elapsed = Clock::now() - start;
   cuda::StreamView::Legacy().Synchronize();
@@ -350,17 +353,11 @@ TEST(ExecutorGpu, SteadyStateAllocatesNothing) {
       "  - {op: testing.augment, name: aug, device: gpu, inputs: [y], outputs: [z]}\n",
       "z, x", 2, true));
   p.Build();
-  auto step = [&] {
-    PipelineOutputs out = p.Outputs();
-    out.Sync();
-    out.Release();
-    p.Run();
-  };
-  for (int i = 0; i < testing::kPatternWarmup + 2; ++i) step();
+  for (int i = 0; i < testing::kPatternWarmup + 2; ++i) SyncStep(p);
   std::map<MemoryKind, MemoryStatsSnapshot> before;
   for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) before[kind] = MemoryStats::Get(kind);
   const int64_t captures = p.counters().captures;
-  for (int i = 0; i < 50; ++i) step();
+  for (int i = 0; i < 50; ++i) SyncStep(p);
   for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
     EXPECT_EQ(MemoryStats::Get(kind).allocations, before[kind].allocations) << MemoryKindName(kind);
     EXPECT_EQ(MemoryStats::Get(kind).upstream_allocations, before[kind].upstream_allocations) << MemoryKindName(kind);
