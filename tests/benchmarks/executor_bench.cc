@@ -107,6 +107,34 @@ BENCHMARK(BM_ExecutorOverhead)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The overhead pipeline's GPU work without the executor: kChainOps augment kernels of kChainFloats floats
+// chained through device buffers, their descriptors in pinned mapped memory, plus a pinned staging
+// buffer for the optional H2D copy at the head of the chain.
+constexpr int kChainOps = 10;
+constexpr int64_t kChainFloats = 16;
+
+struct AugmentChain {
+  explicit AugmentChain(StreamView stream) {
+    for (int i = 0; i <= kChainOps; ++i) data.push_back(Buffer::Allocate(MemoryKind::kDevice, 256, stream));
+    auto* d = static_cast<testing::AugmentDesc*>(host_descs.host_ptr());
+    for (int i = 0; i < kChainOps; ++i) {
+      d[i] = {static_cast<const float*>(data[i].device_ptr()), static_cast<float*>(data[i + 1].device_ptr()),
+              kChainFloats, 1.0f, 0.5f};
+    }
+  }
+  // Captures [H2D copy from staging] + the kernels reading descriptors at `descs`.
+  cuda::Graph Capture(StreamView stream, const testing::AugmentDesc* descs, bool with_copy) const {
+    cuda::Graph::BeginCapture(stream);
+    if (with_copy) CopyBytesAsync(data[0].device_ptr(), staging.host_ptr(), kChainFloats * 4, stream);
+    for (int i = 0; i < kChainOps; ++i) testing::AugmentGpu(descs + i, 1, kChainFloats, stream);
+    return cuda::Graph::EndCapture(stream);
+  }
+
+  std::vector<Buffer> data;
+  Buffer host_descs = Buffer::Allocate(MemoryKind::kPinned, kChainOps * sizeof(testing::AugmentDesc));
+  Buffer staging = Buffer::Allocate(MemoryKind::kPinned, 256);
+};
+
 // The GPU floor of the overhead pipeline, without the executor: the same 10 augment kernels (16
 // floats, descriptors in pinned mapped memory, or in device memory for desc_in_device:1) captured
 // once and replayed back to back; the host blocks when the launch queue is full, so the time per
@@ -115,29 +143,16 @@ void BM_AugmentChainGraph(benchmark::State& state) {
   if (!RequireGpu(state)) return;
   const bool desc_in_device = state.range(0) != 0;
   const bool copy_in_graph = state.range(1) != 0;
-  constexpr int kOps = 10;
-  constexpr int64_t kFloats = 16;
   cuda::Stream stream = cuda::Stream::Create();
-  std::vector<Buffer> data;
-  for (int i = 0; i <= kOps; ++i) data.push_back(Buffer::Allocate(MemoryKind::kDevice, 256, stream.view()));
-  Buffer host_descs = Buffer::Allocate(MemoryKind::kPinned, kOps * sizeof(testing::AugmentDesc));
-  auto* d = static_cast<testing::AugmentDesc*>(host_descs.host_ptr());
-  for (int i = 0; i < kOps; ++i) {
-    d[i] = {static_cast<const float*>(data[i].device_ptr()), static_cast<float*>(data[i + 1].device_ptr()), kFloats,
-            1.0f, 0.5f};
-  }
-  Buffer descs = host_descs;
+  const AugmentChain chain(stream.view());
+  Buffer descs = chain.host_descs;
   if (desc_in_device) {
-    descs = Buffer::Allocate(MemoryKind::kDevice, kOps * sizeof(testing::AugmentDesc), stream.view());
-    CopyBytesAsync(descs.device_ptr(), host_descs.host_ptr(), host_descs.size(), stream.view());
+    descs = Buffer::Allocate(MemoryKind::kDevice, chain.host_descs.size(), stream.view());
+    CopyBytesAsync(descs.device_ptr(), chain.host_descs.host_ptr(), chain.host_descs.size(), stream.view());
   }
   stream.Synchronize();
-  const auto* dev = static_cast<const testing::AugmentDesc*>(descs.device_ptr());
-  Buffer staging = Buffer::Allocate(MemoryKind::kPinned, 256);
-  cuda::Graph::BeginCapture(stream.view());
-  if (copy_in_graph) CopyBytesAsync(data[0].device_ptr(), staging.host_ptr(), kFloats * 4, stream.view());
-  for (int i = 0; i < kOps; ++i) testing::AugmentGpu(dev + i, 1, kFloats, stream.view());
-  const cuda::Graph graph = cuda::Graph::EndCapture(stream.view());
+  const cuda::Graph graph =
+      chain.Capture(stream.view(), static_cast<const testing::AugmentDesc*>(descs.device_ptr()), copy_in_graph);
   const cuda::GraphExec exec = graph.Instantiate();
   for (int i = 0; i < 100; ++i) exec.Launch(stream.view());
   stream.Synchronize();
@@ -162,29 +177,14 @@ BENCHMARK(BM_AugmentChainGraph)
 void BM_CudaApiCost(benchmark::State& state) {
   if (!RequireGpu(state)) return;
   const int call = static_cast<int>(state.range(0));
-  constexpr int kOps = 10;
-  constexpr int64_t kFloats = 16;
   cuda::Stream stream = cuda::Stream::Create();
   cuda::Stream other = cuda::Stream::Create();
   cuda::Event event = cuda::Event::Create();
-  std::vector<Buffer> data;
-  for (int i = 0; i <= kOps; ++i) data.push_back(Buffer::Allocate(MemoryKind::kDevice, 256, stream.view()));
-  Buffer host_descs = Buffer::Allocate(MemoryKind::kPinned, kOps * sizeof(testing::AugmentDesc));
-  auto* d = static_cast<testing::AugmentDesc*>(host_descs.host_ptr());
-  for (int i = 0; i < kOps; ++i) {
-    d[i] = {static_cast<const float*>(data[i].device_ptr()), static_cast<float*>(data[i + 1].device_ptr()), kFloats,
-            1.0f, 0.5f};
-  }
-  const auto* dev = static_cast<const testing::AugmentDesc*>(host_descs.device_ptr());
-  Buffer staging = Buffer::Allocate(MemoryKind::kPinned, 256);
-  cuda::Graph::BeginCapture(stream.view());
-  CopyBytesAsync(data[0].device_ptr(), staging.host_ptr(), kFloats * 4, stream.view());
-  for (int i = 0; i < kOps; ++i) testing::AugmentGpu(dev + i, 1, kFloats, stream.view());
-  const cuda::Graph graph = cuda::Graph::EndCapture(stream.view());
+  const AugmentChain chain(stream.view());
+  const auto* dev = static_cast<const testing::AugmentDesc*>(chain.host_descs.device_ptr());
+  const cuda::Graph graph = chain.Capture(stream.view(), dev, true);
   const cuda::GraphExec exec = graph.Instantiate();
-  cuda::Graph::BeginCapture(stream.view());
-  for (int i = 0; i < kOps; ++i) testing::AugmentGpu(dev + i, 1, kFloats, stream.view());
-  const cuda::Graph kernels_graph = cuda::Graph::EndCapture(stream.view());
+  const cuda::Graph kernels_graph = chain.Capture(stream.view(), dev, false);
   const cuda::GraphExec kernels_exec = kernels_graph.Instantiate();
   size_t num_nodes = 0;
   CONVEYOR_CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &num_nodes));
@@ -206,12 +206,12 @@ void BM_CudaApiCost(benchmark::State& state) {
       case 0: benchmark::DoNotOptimize(event.Query()); break;
       case 1: event.Record(stream.view()); break;
       case 2: event.Wait(other.view()); break;
-      case 3: CopyBytesAsync(data[0].device_ptr(), staging.host_ptr(), kFloats * 4, stream.view()); break;
+      case 3: CopyBytesAsync(chain.data[0].device_ptr(), chain.staging.host_ptr(), kChainFloats * 4, stream.view()); break;
       case 4: exec.Launch(stream.view()); break;
-      case 5: testing::AugmentGpu(dev, 1, kFloats, stream.view()); break;
+      case 5: testing::AugmentGpu(dev, 1, kChainFloats, stream.view()); break;
       case 6:
-        CONVEYOR_CUDA_CHECK(cudaGraphExecMemcpyNodeSetParams1D(exec.get(), memcpy_node, data[0].device_ptr(),
-                                                               staging.host_ptr(), (i & 1) ? 64 : 48,
+        CONVEYOR_CUDA_CHECK(cudaGraphExecMemcpyNodeSetParams1D(exec.get(), memcpy_node, chain.data[0].device_ptr(),
+                                                               chain.staging.host_ptr(), (i & 1) ? 64 : 48,
                                                                cudaMemcpyDefault));
         break;
       case 7: benchmark::DoNotOptimize(Clock::now()); break;

@@ -104,12 +104,7 @@ TEST(ExecutorGpu, CpuStageOfNextIterationOverlapsGpuStage) {
       "outputs: [y]}\n",
       "y", 2, false));
   p.Build();
-  for (int i = 0; i < 6; ++i) {
-    PipelineOutputs out = p.Outputs();
-    out.Sync();
-    out.Release();
-    p.Run();
-  }
+  for (int i = 0; i < 6; ++i) SyncStep(p);
   std::map<std::pair<std::string, int64_t>, std::pair<Clock::time_point, Clock::time_point>> spans;
   for (const auto& e : testing::Timeline()) {
     auto& span = spans[{e.node, e.iteration}];
@@ -372,12 +367,7 @@ TEST(ExecutorGpu, GpuOperatorErrorSurfacesFromOutputs) {
       "  - {op: testing.gpu_spin, name: bad, device: gpu, inputs: [x], args: {fail_at: 2}, outputs: [y]}\n",
       "y", 2, false));
   p.Build();
-  for (int k = 0; k < 2; ++k) {
-    PipelineOutputs out = p.Outputs();
-    out.Sync();
-    out.Release();
-    p.Run();
-  }
+  for (int k = 0; k < 2; ++k) SyncStep(p);
   try {
     p.Outputs();
     FAIL() << "expected the error of iteration 2";
