@@ -1,10 +1,13 @@
 #include "tests/conformance/conformance.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "core/cuda/stream.h"
 #include "core/op/harness.h"
 #include "core/pipeline/yaml_loader.h"
+#include "core/tensor/half.h"
 #include "tests/util/gpu_test.h"
 #include "tests/util/test_kernels.h"
 
@@ -15,7 +18,7 @@ std::string CaseName(const ::testing::TestParamInfo<ConformanceCase>& info) { re
 namespace {
 
 // Random bytes reinterpreted per dtype would give NaNs and huge values; draw per dtype instead.
-TensorListCPU RandomInput(const std::vector<Shape>& shapes, DType dtype) {
+TensorListCPU RandomInput(const std::vector<Shape>& shapes, DType dtype, const Layout& layout) {
   TensorListCPU list;
   list.Resize(shapes, dtype);
   for (int s = 0; s < list.num_samples(); ++s) {
@@ -41,8 +44,56 @@ TensorListCPU RandomInput(const std::vector<Shape>& shapes, DType dtype) {
         ADD_FAILURE() << "conformance: add random data for " << DTypeName(dtype);
     }
   }
-  list.set_layout("HW");
+  list.set_layout(layout);
   return list;
+}
+
+double ElementAsDouble(const TensorCPU& t, int64_t i) {
+  const void* p = t.raw_data();
+  switch (t.dtype()) {
+    case DType::kBool: return static_cast<const bool*>(p)[i] ? 1 : 0;
+    case DType::kUInt8: return static_cast<const uint8_t*>(p)[i];
+    case DType::kInt8: return static_cast<const int8_t*>(p)[i];
+    case DType::kUInt16: return static_cast<const uint16_t*>(p)[i];
+    case DType::kInt16: return static_cast<const int16_t*>(p)[i];
+    case DType::kInt32: return static_cast<const int32_t*>(p)[i];
+    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case DType::kFloat16: return HalfBitsToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kBFloat16: return BFloat16BitsToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kFloat32: return static_cast<const float*>(p)[i];
+    case DType::kFloat64: return static_cast<const double*>(p)[i];
+  }
+  return 0;
+}
+
+// The case's sample shapes: {h, w} plus the channel extent when the case has one.
+std::vector<Shape> CaseShapes(const ConformanceCase& c, const std::vector<Shape>& hw) {
+  std::vector<Shape> shapes = hw;
+  if (c.channels > 0) {
+    for (Shape& s : shapes) s = Shape{s[0], s[1], c.channels};
+  }
+  return shapes;
+}
+
+// Bytes equal, or (with a tolerance) every element within it, compared as doubles.
+void ExpectSampleNear(const TensorListCPU& got, const TensorListCPU& want, int s, double tolerance,
+                      const std::string& what) {
+  const int64_t n = want.shape(s).num_elements();
+  if (tolerance == 0) {
+    EXPECT_EQ(std::memcmp(got.raw_sample(s), want.raw_sample(s), static_cast<size_t>(n) * DTypeSize(want.dtype())), 0)
+        << what;
+    return;
+  }
+  const TensorCPU g = got[s], w = want[s];
+  int64_t bad = 0;
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = std::abs(ElementAsDouble(g, i) - ElementAsDouble(w, i));
+    if (!(d <= tolerance)) ++bad;
+    worst = std::max(worst, d);
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << n << " elements differ by more than " << tolerance
+                    << " (largest " << worst << ")";
 }
 
 // A harness with fresh random inputs of `shapes`; the host inputs go to `inputs` when asked.
@@ -50,7 +101,7 @@ std::unique_ptr<OpHarness> MakeHarness(const ConformanceCase& c, Device device, 
                                        std::vector<TensorListCPU>* inputs = nullptr) {
   auto h = std::make_unique<OpHarness>(c.spec, device, static_cast<int>(shapes.size()));
   for (size_t i = 0; i < c.spec.inputs().size(); ++i) {
-    TensorListCPU in = RandomInput(shapes, c.input_dtype);
+    TensorListCPU in = RandomInput(shapes, c.input_dtype, c.layout);
     if (inputs) inputs->push_back(in);
     h->SetInput(static_cast<int>(i), std::move(in));
   }
@@ -102,7 +153,8 @@ TEST_P(OperatorConformance, ZeroSizedSample) {
   const ConformanceCase& c = GetParam();
   if (c.device == Device::kGpu) CONVEYOR_REQUIRE_GPU();
   if (c.spec.inputs().empty()) GTEST_SKIP() << "a source operator: its sample shapes come from arguments";
-  std::unique_ptr<OpHarness> h = MakeHarness(c, c.device, {{3, 4}, {0, 4}, {2, 5}});
+  if (!c.zero_sized_samples) GTEST_SKIP() << "the operator rejects zero-sized samples by contract";
+  std::unique_ptr<OpHarness> h = MakeHarness(c, c.device, CaseShapes(c, {{3, 4}, {0, 4}, {2, 5}}));
   std::optional<cuda::Stream> stream;
   RunOn(*h, c.device, stream);
   for (size_t j = 0; j < c.spec.outputs().size(); ++j) {
@@ -118,7 +170,7 @@ TEST_P(OperatorConformance, RunsOnGivenStreamOnly) {
   if (c.device != Device::kGpu) GTEST_SKIP() << "CPU case";
   CONVEYOR_REQUIRE_GPU();
   CONVEYOR_SKIP_UNDER_SANITIZER();
-  const std::vector<Shape> shapes = {{31, 7}, {1, 1}, {128, 3}};
+  const std::vector<Shape> shapes = CaseShapes(c, {{31, 7}, {1, 1}, {128, 3}});
   std::vector<TensorListCPU> inputs;
   std::unique_ptr<OpHarness> gpu = MakeHarness(c, Device::kGpu, shapes, &inputs);
   cuda::Stream stream = cuda::Stream::Create();
@@ -143,9 +195,9 @@ TEST_P(OperatorConformance, RunsOnGivenStreamOnly) {
       want = cpu.OutputToHost(static_cast<int>(j));
     }
     ASSERT_EQ(outputs[j].shapes(), want.shapes());
+    ASSERT_EQ(outputs[j].dtype(), want.dtype());
     for (int s = 0; s < want.num_samples(); ++s) {
-      const size_t bytes = static_cast<size_t>(want.shape(s).num_elements()) * DTypeSize(want.dtype());
-      EXPECT_EQ(std::memcmp(outputs[j].raw_sample(s), want.raw_sample(s), bytes), 0) << "output " << j << " sample " << s;
+      ExpectSampleNear(outputs[j], want, s, c.tolerance, "output " + std::to_string(j) + " sample " + std::to_string(s));
     }
   }
 }

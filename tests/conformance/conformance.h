@@ -17,6 +17,7 @@
 
 #include "core/op/spec.h"
 #include "core/tensor/dtype.h"
+#include "core/tensor/shape.h"
 
 namespace conveyor::testing {
 
@@ -27,6 +28,14 @@ struct ConformanceCase {
   DType input_dtype = DType::kFloat32;  // random input data of this dtype for every input
   // The GPU reference: the op's CPU run (true) or the input itself (false: transfer ops).
   bool reference_is_cpu = true;
+  // Layout of every random input; with `channels` > 0 each input sample gets a trailing channel
+  // extent (images: layout "HWC", channels 3).
+  Layout layout = "HW";
+  int channels = 0;
+  // GPU vs CPU: largest allowed absolute difference per element (0: bit-identical bytes).
+  double tolerance = 0;
+  // False for operators whose contract rejects a zero-sized sample (the case name says why).
+  bool zero_sized_samples = true;
 };
 
 class OperatorConformance : public ::testing::TestWithParam<ConformanceCase> {};
