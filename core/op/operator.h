@@ -14,8 +14,10 @@
 // executor adds the node, operator and iteration.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "core/op/spec.h"
 #include "core/op/workspace.h"
@@ -34,6 +36,10 @@ class Operator {
   virtual void RunCpu(Workspace& ws);
   virtual void PrepareGpu(Workspace& ws) { (void)ws; }
   virtual void RunGpu(Workspace& ws);
+
+  // Readers: the samples one epoch of this node delivers (its shard, padding included), which
+  // Pipeline::EpochSize reports; nullopt for every other operator.
+  virtual std::optional<int64_t> EpochSize() const { return std::nullopt; }
 
   const OpSpec& spec() const { return spec_; }
 

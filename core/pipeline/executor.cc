@@ -1078,6 +1078,10 @@ int64_t Executor::FedAhead() const {
 
 const Graph& Executor::graph() const { return state_->graph; }
 
+const Operator* Executor::FindOperator(const std::string& node) const {
+  return state_->ops.at(static_cast<size_t>(state_->graph.node(node).index)).get();
+}
+
 ExecutorCounters Executor::counters() const {
   ExecutorCounters c;
   {

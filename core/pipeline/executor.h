@@ -57,6 +57,7 @@
 
 #include "core/cuda/event.h"
 #include "core/cuda/stream.h"
+#include "core/op/operator.h"
 #include "core/pipeline/graph.h"
 #include "core/tensor/tensor_list.h"
 
@@ -158,6 +159,9 @@ class Executor {
 
   const Graph& graph() const;
   ExecutorCounters counters() const;
+  // The operator of node `node` (null for external_source nodes); InvalidArgument for an unknown
+  // node. For queries between iterations (a reader's epoch size), not for running it.
+  const Operator* FindOperator(const std::string& node) const;
 
  private:
   std::shared_ptr<pipeline_internal::ExecutorState> state_;
