@@ -31,11 +31,13 @@ for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))'
   strip --strip-debug "$BUNDLE/bench/$(basename "$rel")"
   libs+=("$bin/$rel")
 done
-for extra in core/capi/libconveyor_c.so tools/conveyor tools/conveyor_smoke; do
+for extra in core/capi/libconveyor_c.so tools/conveyor tools/conveyor_smoke tools/make_test_images; do
   if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
 done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
 if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
+# Peer scripts (PyTorch, torchvision) that benchmarks compare against on the GPU machine.
+if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' -exec cp {} "$BUNDLE/peers/" \;; fi
 
 # Shared libraries from Debian that the GPU machine lacks (TBB, yaml-cpp 0.7, libjpeg-turbo, ...).
 # glibc and libstdc++ stay the machine's own (newer there, and backward compatible).
