@@ -76,6 +76,12 @@ CONVEYOR_API conveyor_status_t conveyor_pipeline_run(conveyor_pipeline_t pipelin
  * rules above). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, conveyor_outputs_t* out);
 
+/* The samples one epoch of the reader node `reader` delivers (its shard; padded to whole batches
+ * with pad_last_batch): batches per epoch = ceil(*out / batch_size). CONVEYOR_ERROR_INVALID_ARGUMENT
+ * before build, for an unknown node, or a node that is not a reader. */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_epoch_size(conveyor_pipeline_t pipeline, const char* reader,
+                                                            int64_t* out);
+
 /* The external_source nodes, in file order (names valid while the pipeline lives). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline,
                                                                        int32_t* out);

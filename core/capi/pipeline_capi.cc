@@ -348,6 +348,15 @@ conveyor_status_t conveyor_pipeline_run(conveyor_pipeline_t pipeline) {
   return Guard(__func__, [&] { Require(pipeline, "pipeline")->pipeline.Run(); });
 }
 
+conveyor_status_t conveyor_pipeline_epoch_size(conveyor_pipeline_t pipeline, const char* reader, int64_t* out) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(reader, "reader");
+    Require(out, "out");
+    *out = pipeline->pipeline.EpochSize(reader);
+  });
+}
+
 conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, conveyor_outputs_t* out) {
   return Guard(__func__, [&] {
     Require(pipeline, "pipeline");

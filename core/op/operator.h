@@ -37,9 +37,13 @@ class Operator {
   virtual void PrepareGpu(Workspace& ws) { (void)ws; }
   virtual void RunGpu(Workspace& ws);
 
-  // Readers: the samples one epoch of this node delivers (its shard, padding included), which
-  // Pipeline::EpochSize reports; nullopt for every other operator.
-  virtual std::optional<int64_t> EpochSize() const { return std::nullopt; }
+  // Readers: the samples one epoch of this node delivers at `batch_size` per iteration (its
+  // shard, padding included), which Pipeline::EpochSize reports; nullopt for every other
+  // operator. Called from any thread while iterations run: it must read only immutable state.
+  virtual std::optional<int64_t> EpochSize(int64_t batch_size) const {
+    (void)batch_size;
+    return std::nullopt;
+  }
 
   const OpSpec& spec() const { return spec_; }
 

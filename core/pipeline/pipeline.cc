@@ -71,6 +71,17 @@ const Graph& Pipeline::graph() const {
 
 std::vector<std::string> Pipeline::output_names() const { return spec_.outputs; }
 
+int64_t Pipeline::EpochSize(const std::string& reader) const {
+  CheckBuilt("EpochSize()");
+  const Operator* op = executor_->FindOperator(reader);
+  const std::optional<int64_t> size = op ? op->EpochSize(spec_.batch_size) : std::nullopt;
+  if (!size) {
+    throw InvalidArgument("pipeline \"" + spec_.name + "\": node \"" + reader + "\" (op \"" +
+                          executor_->graph().node(reader).op() + "\") is not a reader: it has no epoch size");
+  }
+  return *size;
+}
+
 ExecutorCounters Pipeline::counters() const {
   CheckBuilt("counters()");
   return executor_->counters();

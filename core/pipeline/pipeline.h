@@ -57,6 +57,10 @@ class Pipeline {
   const Graph& graph() const;
   std::vector<std::string> output_names() const;
   ExecutorCounters counters() const;
+  // The samples one epoch of reader node `reader` delivers (its shard, with padding when
+  // pad_last_batch; see operators/readers/reader_core.h). InvalidArgument before Build, for an
+  // unknown node (with a suggestion) and for a node that is not a reader.
+  int64_t EpochSize(const std::string& reader) const;
 
  private:
   void CheckBuilt(const char* what) const;

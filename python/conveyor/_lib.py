@@ -128,6 +128,7 @@ _SIGNATURES = {
     "conveyor_pipeline_destroy": (None, [_P]),
     "conveyor_pipeline_build": (_STATUS, [_P]),
     "conveyor_pipeline_run": (_STATUS, [_P]),
+    "conveyor_pipeline_epoch_size": (_STATUS, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
     "conveyor_pipeline_outputs": (_STATUS, [_P, ctypes.POINTER(_P)]),
     "conveyor_pipeline_external_source_count": (_STATUS, [_P, ctypes.POINTER(_I32)]),
     "conveyor_pipeline_external_source_name": (_STATUS, [_P, _I32, ctypes.POINTER(ctypes.c_char_p)]),

@@ -101,6 +101,13 @@ class Pipeline:
         """Schedules one more iteration."""
         check(lib.conveyor_pipeline_run(self._handle()))
 
+    def epoch_size(self, reader):
+        """Samples one epoch of reader node `reader` delivers (its shard; padded to whole batches
+        with pad_last_batch). Needs build()."""
+        out = ctypes.c_int64()
+        check(lib.conveyor_pipeline_epoch_size(self._handle(), reader.encode(), ctypes.byref(out)))
+        return out.value
+
     def feed(self, name, data, stream=None):
         """Queues one iteration's batch for the external_source node `name`.
 

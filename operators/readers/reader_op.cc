@@ -1,0 +1,133 @@
+#include "operators/readers/reader_op.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+
+OpSchema WithReaderArgs(OpSchema schema, std::vector<std::string> default_filters) {
+  return schema
+      .Arg<std::string>("file_root", "", "A folder with one subfolder of files per class (labels: sorted folder index).")
+      .Path()
+      .Arg<std::string>("file_list", "", "A text file of `relative/path label` lines (paths relative to the list).")
+      .Path()
+      .Arg<std::vector<std::string>>("files", std::vector<std::string>{}, "Explicit file paths.")
+      .Path()
+      .Arg<std::vector<int64_t>>("labels", std::vector<int64_t>{}, "Labels of `files` (default: the file's index).")
+      .Arg<std::vector<std::string>>("file_filters", std::move(default_filters),
+                                     "fnmatch patterns (case-insensitive) of the files file_root serves.")
+      .Arg<bool>("random_shuffle", false, "A full permutation of the dataset per epoch, from the seed and the epoch.")
+      .Arg<int64_t>("shard_id", 0, "This reader's shard.")
+      .Min(0)
+      .Arg<int64_t>("num_shards", 1, "Shards the dataset is cut into (contiguous).")
+      .Min(1)
+      .Arg<bool>("stick_to_shard", false, "Keep the same shard every epoch (else shard (shard_id + epoch) mod num_shards).")
+      .Arg<bool>("pad_last_batch", false,
+                 "Pad each shard's epoch to whole batches by repeating its last sample (equal batch counts per shard).")
+      .Arg<int64_t>("seed", -1, "Shuffle seed; -1 takes the pipeline's seed.")
+      .Min(-1)
+      .Backends({Device::kCpu});
+}
+
+ReaderOp::ReaderOp(const OpSpec& spec) : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")) {
+  const std::string where = spec.Describe();
+  const std::string root = spec.Arg<std::string>("file_root");
+  const std::string list = spec.Arg<std::string>("file_list");
+  const std::vector<std::string> files = spec.Arg<std::vector<std::string>>("files");
+  const int given = !root.empty() + !list.empty() + !files.empty();
+  if (given != 1) {
+    throw InvalidArgument(where + ": give exactly one of file_root, file_list and files (got " +
+                          std::to_string(given) + ")");
+  }
+  if (!spec.Arg<std::vector<int64_t>>("labels").empty() && files.empty()) {
+    throw InvalidArgument(where + ": labels go with files (file_root and file_list carry their own labels)");
+  }
+  if (!root.empty()) dataset_ = ListFileRoot(root, spec.Arg<std::vector<std::string>>("file_filters"), where);
+  if (!list.empty()) dataset_ = ParseFileList(list, where);
+  if (!files.empty()) dataset_ = FromFiles(files, spec.Arg<std::vector<int64_t>>("labels"), where);
+  options_.random_shuffle = spec.Arg<bool>("random_shuffle");
+  options_.shard_id = spec.Arg<int64_t>("shard_id");
+  options_.num_shards = spec.Arg<int64_t>("num_shards");
+  options_.stick_to_shard = spec.Arg<bool>("stick_to_shard");
+  options_.pad_last_batch = spec.Arg<bool>("pad_last_batch");
+  // Validates the shard now (the seed only matters once the first batch is drawn).
+  core_.emplace(static_cast<int64_t>(dataset_.paths.size()), options_, where);
+}
+
+ReaderOp::~ReaderOp() { CloseAll(); }
+
+void ReaderOp::CloseAll() {
+  for (OpenFile& f : files_) {
+    if (f.fd >= 0) ::close(f.fd);
+    f.fd = -1;
+  }
+  files_.clear();
+}
+
+std::string ReaderOp::FileWhere(int64_t index) const {
+  return spec().Describe() + ": file \"" + dataset_.paths[static_cast<size_t>(index)] + "\"";
+}
+
+std::optional<int64_t> ReaderOp::EpochSize(int64_t batch_size) const {
+  return ReaderCore::EpochSize(static_cast<int64_t>(dataset_.paths.size()), options_, batch_size);
+}
+
+OutputDescs ReaderOp::Setup(const Workspace& ws) {
+  CloseAll();  // a previous iteration that failed between Setup and RunCpu
+  if (!seeded_) {
+    // First batch: the seed is known now (the pipeline's, unless the op has its own).
+    options_.seed = seed_arg_ >= 0 ? static_cast<uint64_t>(seed_arg_) : ws.seed();
+    core_.emplace(static_cast<int64_t>(dataset_.paths.size()), options_, spec().Describe());
+    seeded_ = true;
+  }
+  const std::vector<int64_t> batch = core_->NextBatch(ws.batch_size());
+  files_.assign(batch.size(), OpenFile{});
+  batch_paths_.resize(batch.size());
+  for (size_t i = 0; i < batch.size(); ++i) {
+    files_[i].index = batch[i];
+    batch_paths_[i] = dataset_.paths[static_cast<size_t>(batch[i])];
+  }
+  ws.ParallelFor(static_cast<int64_t>(files_.size()), 8, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      OpenFile& f = files_[static_cast<size_t>(i)];
+      const std::string& path = dataset_.paths[static_cast<size_t>(f.index)];
+      f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (f.fd < 0) throw InvalidArgument(FileWhere(f.index) + ": cannot open: " + std::strerror(errno));
+      struct stat st {};
+      if (::fstat(f.fd, &st) != 0) throw InvalidArgument(FileWhere(f.index) + ": cannot stat: " + std::strerror(errno));
+      if (!S_ISREG(st.st_mode)) throw InvalidArgument(FileWhere(f.index) + ": not a regular file");
+      f.size = static_cast<int64_t>(st.st_size);
+    }
+  });
+  return SetupSamples(ws, files_);
+}
+
+void ReaderOp::RunCpu(Workspace& ws) {
+  ws.ParallelFor(static_cast<int64_t>(files_.size()), 4, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) ReadSample(ws, static_cast<int>(i), files_[static_cast<size_t>(i)]);
+  });
+  CloseAll();
+}
+
+void ReaderOp::ReadExactly(const OpenFile& file, void* dst, int64_t bytes, int64_t offset) const {
+  char* out = static_cast<char*>(dst);
+  int64_t done = 0;
+  while (done < bytes) {
+    const ssize_t n = ::pread(file.fd, out + done, static_cast<size_t>(bytes - done), offset + done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InvalidArgument(FileWhere(file.index) + ": read failed: " + std::strerror(errno));
+    if (n == 0) {
+      throw InvalidArgument(FileWhere(file.index) + ": expected " + std::to_string(bytes) + " bytes at offset " +
+                            std::to_string(offset) + ", the file ends after " + std::to_string(done));
+    }
+    done += n;
+  }
+}
+
+}  // namespace conveyor::ops
