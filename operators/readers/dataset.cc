@@ -28,14 +28,16 @@ std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
 
-Dataset ListFileRoot(const std::string& root, const std::vector<std::string>& filters, const std::string& where) {
+Dataset ListFileRoot(const std::string& root, const std::vector<std::string>& filters, bool class_folders,
+                     const std::string& where) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     throw InvalidArgument(where + ": file_root " + Quote(root) +
                           (fs::exists(root, ec) ? " is not a folder" : " does not exist"));
   }
   std::vector<std::string> classes;
-  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+  if (!class_folders) classes.push_back(".");  // one "class": the root itself
+  for (fs::directory_iterator it(root, ec), end; class_folders && !ec && it != end; it.increment(ec)) {
     if (it->is_directory(ec)) classes.push_back(it->path().filename().string());
   }
   if (ec) throw InvalidArgument(where + ": cannot list file_root " + Quote(root) + ": " + ec.message());
@@ -46,7 +48,7 @@ Dataset ListFileRoot(const std::string& root, const std::vector<std::string>& fi
   std::sort(classes.begin(), classes.end());
   Dataset d;
   for (size_t label = 0; label < classes.size(); ++label) {
-    const fs::path dir = fs::path(root) / classes[label];
+    const fs::path dir = class_folders ? fs::path(root) / classes[label] : fs::path(root);
     std::vector<std::string> files;
     for (fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec), end;
          !ec && it != end; it.increment(ec)) {
@@ -62,8 +64,9 @@ Dataset ListFileRoot(const std::string& root, const std::vector<std::string>& fi
   if (d.paths.empty()) {
     std::string patterns;
     for (const std::string& f : filters) patterns += (patterns.empty() ? "" : " ") + f;
-    throw InvalidArgument(where + ": file_root " + Quote(root) + " has " + std::to_string(classes.size()) +
-                          " class folders but no files matching " + (patterns.empty() ? "anything" : patterns));
+    throw InvalidArgument(where + ": file_root " + Quote(root) + " has " +
+                          (class_folders ? std::to_string(classes.size()) + " class folders but " : "") +
+                          "no files matching " + (patterns.empty() ? "anything" : patterns));
   }
   return d;
 }

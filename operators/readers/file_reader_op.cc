@@ -23,7 +23,7 @@ const OpSchema kFileReaderSchema =
 
 class FileReaderOp final : public ReaderOp {
  public:
-  using ReaderOp::ReaderOp;
+  explicit FileReaderOp(const OpSpec& spec) : ReaderOp(spec, /*class_folders=*/true) {}
 
  protected:
   OutputDescs SetupSamples(const Workspace& ws, const std::vector<OpenFile>& files) override {

@@ -47,7 +47,7 @@ void FortranToC(char* dst, const char* src, const Shape& shape, size_t item) {
 
 class NumpyReaderOp final : public ReaderOp {
  public:
-  using ReaderOp::ReaderOp;
+  explicit NumpyReaderOp(const OpSpec& spec) : ReaderOp(spec, /*class_folders=*/false) {}
 
  protected:
   OutputDescs SetupSamples(const Workspace& ws, const std::vector<OpenFile>& files) override {

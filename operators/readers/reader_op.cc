@@ -35,7 +35,7 @@ OpSchema WithReaderArgs(OpSchema schema, std::vector<std::string> default_filter
       .Backends({Device::kCpu});
 }
 
-ReaderOp::ReaderOp(const OpSpec& spec) : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")) {
+ReaderOp::ReaderOp(const OpSpec& spec, bool class_folders) : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")) {
   const std::string where = spec.Describe();
   const std::string root = spec.Arg<std::string>("file_root");
   const std::string list = spec.Arg<std::string>("file_list");
@@ -48,7 +48,9 @@ ReaderOp::ReaderOp(const OpSpec& spec) : Operator(spec), seed_arg_(spec.Arg<int6
   if (!spec.Arg<std::vector<int64_t>>("labels").empty() && files.empty()) {
     throw InvalidArgument(where + ": labels go with files (file_root and file_list carry their own labels)");
   }
-  if (!root.empty()) dataset_ = ListFileRoot(root, spec.Arg<std::vector<std::string>>("file_filters"), where);
+  if (!root.empty()) {
+    dataset_ = ListFileRoot(root, spec.Arg<std::vector<std::string>>("file_filters"), class_folders, where);
+  }
   if (!list.empty()) dataset_ = ParseFileList(list, where);
   if (!files.empty()) dataset_ = FromFiles(files, spec.Arg<std::vector<int64_t>>("labels"), where);
   options_.random_shuffle = spec.Arg<bool>("random_shuffle");

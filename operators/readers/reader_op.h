@@ -28,7 +28,8 @@ OpSchema WithReaderArgs(OpSchema schema, std::vector<std::string> default_filter
 
 class ReaderOp : public Operator {
  public:
-  explicit ReaderOp(const OpSpec& spec);
+  // `class_folders`: file_root's subfolders are classes (readers.file), or not (readers.numpy).
+  ReaderOp(const OpSpec& spec, bool class_folders);
   ~ReaderOp() override;
 
   OutputDescs Setup(const Workspace& ws) final;

@@ -1,0 +1,224 @@
+// readers.file on generated folders: contents, labels, order, shuffling, shards, file lists,
+// explicit files, every error message, a CPU pipeline with Pipeline::EpochSize, and conformance.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "core/op/harness.h"
+#include "core/pipeline/pipeline.h"
+#include "tests/conformance/conformance.h"
+#include "tests/operators/readers/dataset_fixture.h"
+
+namespace conveyor {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::FileDataset;
+using testing::MakeFileDataset;
+
+OpSpec Reader() { return OpSpec("readers.file", "reader").AddOutput("data").AddOutput("labels"); }
+
+std::vector<uint8_t> Bytes(const TensorListCPU& data, int i) {
+  const auto* p = static_cast<const uint8_t*>(data.raw_sample(i));
+  return {p, p + data.shape(i).num_elements()};
+}
+
+// The path of the file whose content is `bytes` (random contents are unique).
+std::string PathOf(const FileDataset& d, const std::vector<uint8_t>& bytes) {
+  for (const auto& [path, content] : d.bytes) {
+    if (content == bytes) return path;
+  }
+  ADD_FAILURE() << "a sample matches no file";
+  return "";
+}
+
+TEST(FileReader, FileRootServesEveryFileWithItsLabelInSortedOrder) {
+  const FileDataset d = MakeFileDataset(3, 7);
+  OpHarness h(Reader().SetArg("file_root", d.root), Device::kCpu, 4);
+  std::vector<std::string> seen;
+  for (int it = 0; it < 6; ++it) {  // 21 files, batch 4: 24 samples run into the next epoch
+    h.Run();
+    const TensorListCPU& data = h.OutputCpu(0);
+    const TensorListCPU& labels = h.OutputCpu(1);
+    ASSERT_EQ(data.num_samples(), 4);
+    ASSERT_EQ(data.dtype(), DType::kUInt8);
+    ASSERT_EQ(labels.dtype(), DType::kInt32);
+    for (int i = 0; i < 4; ++i) {
+      const std::string path = PathOf(d, Bytes(data, i));
+      EXPECT_EQ(labels.shape(i), Shape{1});
+      EXPECT_EQ(*static_cast<const int32_t*>(labels.raw_sample(i)), d.labels.at(path)) << path;
+      seen.push_back(path);
+    }
+  }
+  std::vector<std::string> want = d.sorted_paths;
+  want.insert(want.end(), d.sorted_paths.begin(), d.sorted_paths.begin() + 3);
+  EXPECT_EQ(seen, want);
+}
+
+TEST(FileReader, ShuffledEpochsSeeEveryFileOnceInANewOrder) {
+  const FileDataset d = MakeFileDataset(4, 5);  // 20 files, batch 5: 4 batches per epoch
+  OpHarness h(Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true), Device::kCpu, 5);
+  h.set_seed(std::random_device{}());
+  std::vector<std::vector<std::string>> epochs(2);
+  for (int it = 0; it < 8; ++it) {
+    h.Run();
+    for (int i = 0; i < 5; ++i) epochs[static_cast<size_t>(it / 4)].push_back(PathOf(d, Bytes(h.OutputCpu(0), i)));
+  }
+  for (const auto& e : epochs) {
+    EXPECT_EQ(std::set<std::string>(e.begin(), e.end()).size(), 20u) << "every file exactly once per epoch";
+  }
+  EXPECT_NE(epochs[0], epochs[1]);
+  EXPECT_NE(epochs[0], d.sorted_paths);
+}
+
+TEST(FileReader, ShardsOfAFolderAreDisjointAndComplete) {
+  const FileDataset d = MakeFileDataset(2, 11);
+  std::set<std::string> all;
+  for (int shard = 0; shard < 3; ++shard) {
+    OpHarness h(Reader().SetArg("file_root", d.root).SetArg("shard_id", int64_t{shard}).SetArg("num_shards", int64_t{3}),
+                Device::kCpu, 1);
+    const int64_t size = shard == 2 ? 8 : 7;  // 22 files: [0, 7), [7, 14), [14, 22)
+    EXPECT_EQ(h.op().EpochSize(1), size);
+    for (int64_t i = 0; i < size; ++i) {
+      h.Run();
+      EXPECT_TRUE(all.insert(PathOf(d, Bytes(h.OutputCpu(0), 0))).second) << "a file in two shards";
+    }
+  }
+  EXPECT_EQ(all.size(), 22u);
+}
+
+TEST(FileReader, FileListWithCommentsBlankLinesAndSpacesInPaths) {
+  const std::string dir = testing::FreshTempDir("list");
+  const std::vector<uint8_t> a = {1, 2, 3}, b = {4, 5, 6, 7};
+  testing::WriteFile(dir + "/sub/a file.bin", a);
+  testing::WriteFile(dir + "/b.bin", b);
+  std::ofstream(dir + "/list.txt") << "# comment\n\nsub/a file.bin 17\r\n  b.bin\t-3  \n";
+  OpHarness h(Reader().SetArg("file_list", dir + "/list.txt"), Device::kCpu, 2);
+  h.Run();
+  EXPECT_EQ(Bytes(h.OutputCpu(0), 0), a);
+  EXPECT_EQ(Bytes(h.OutputCpu(0), 1), b);
+  EXPECT_EQ(*static_cast<const int32_t*>(h.OutputCpu(1).raw_sample(0)), 17);
+  EXPECT_EQ(*static_cast<const int32_t*>(h.OutputCpu(1).raw_sample(1)), -3);
+}
+
+TEST(FileReader, FilesWithAndWithoutLabels) {
+  const std::string dir = testing::FreshTempDir("files");
+  testing::WriteFile(dir + "/x", {9});
+  testing::WriteFile(dir + "/y", {8, 8});
+  OpHarness labelled(Reader().SetArg("files", std::vector<std::string>{dir + "/x", dir + "/y"})
+                         .SetArg("labels", std::vector<int64_t>{5, 6}),
+                     Device::kCpu, 2);
+  labelled.Run();
+  EXPECT_EQ(*static_cast<const int32_t*>(labelled.OutputCpu(1).raw_sample(1)), 6);
+  OpHarness indexed(Reader().SetArg("files", std::vector<std::string>{dir + "/x", dir + "/y"}), Device::kCpu, 2);
+  indexed.Run();
+  EXPECT_EQ(*static_cast<const int32_t*>(indexed.OutputCpu(1).raw_sample(1)), 1);
+  EXPECT_EQ(Bytes(indexed.OutputCpu(0), 1), (std::vector<uint8_t>{8, 8}));
+}
+
+TEST(FileReader, FiltersSkipOtherFiles) {
+  const FileDataset d = MakeFileDataset(2, 3, ".JPG");
+  testing::WriteFile(d.root + "/apple/notes.txt", {1});
+  OpHarness h(Reader().SetArg("file_root", d.root), Device::kCpu, 1);
+  EXPECT_EQ(h.op().EpochSize(1), 6) << "upper-case .JPG matches, .txt does not";
+}
+
+void ExpectError(const OpSpec& spec, const std::string& message) {
+  EXPECT_THAT([&] { OpHarness h(spec, Device::kCpu, 2); h.Run(); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr(message)));
+}
+
+TEST(FileReader, ErrorsNameTheFileAndWhatWasWrong) {
+  const std::string dir = testing::FreshTempDir("errors");
+  ExpectError(Reader().SetArg("file_root", dir + "/nope"), "op \"readers.file\" (reader): file_root \"" + dir +
+                                                               "/nope\" does not exist");
+  testing::WriteFile(dir + "/flat/a.jpg", {1});
+  ExpectError(Reader().SetArg("file_root", dir + "/flat"),
+              "has no subfolders (expected one folder of files per class)");
+  ExpectError(Reader().SetArg("file_root", dir + "/flat/a.jpg"), "file_root \"" + dir + "/flat/a.jpg\" is not a folder");
+  testing::WriteFile(dir + "/txt/cls/a.txt", {1});
+  ExpectError(Reader().SetArg("file_root", dir + "/txt"), "has 1 class folders but no files matching *.jpg");
+  ExpectError(Reader(), "give exactly one of file_root, file_list and files (got 0)");
+  ExpectError(Reader().SetArg("file_root", dir).SetArg("file_list", dir + "/l"), "(got 2)");
+  ExpectError(Reader().SetArg("file_root", dir + "/flat").SetArg("labels", std::vector<int64_t>{1}),
+              "labels go with files");
+  ExpectError(Reader().SetArg("files", std::vector<std::string>{dir + "/flat/a.jpg"}).SetArg("labels", std::vector<int64_t>{1, 2}),
+              "labels has 2 values for 1 files (expected one label per file)");
+  ExpectError(Reader().SetArg("file_list", dir + "/missing.txt"), "cannot open file_list \"" + dir + "/missing.txt\"");
+  std::ofstream(dir + "/bad.txt") << "a.jpg 1\nb.jpg\n";
+  ExpectError(Reader().SetArg("file_list", dir + "/bad.txt"),
+              dir + "/bad.txt:2: expected \"relative/path label\", got \"b.jpg\"");
+  std::ofstream(dir + "/bad2.txt") << "a.jpg one\n";
+  ExpectError(Reader().SetArg("file_list", dir + "/bad2.txt"),
+              "bad2.txt:1: expected an integer label after the path, got \"one\"");
+  std::ofstream(dir + "/empty.txt") << "# nothing\n";
+  ExpectError(Reader().SetArg("file_list", dir + "/empty.txt"), "lists no files");
+  ExpectError(Reader().SetArg("files", std::vector<std::string>{dir + "/gone.jpg"}),
+              "file \"" + dir + "/gone.jpg\": cannot open: No such file or directory");
+  ExpectError(Reader().SetArg("files", std::vector<std::string>{dir + "/flat"}),
+              "file \"" + dir + "/flat\": not a regular file");
+  ExpectError(Reader().SetArg("files", std::vector<std::string>{dir + "/flat/a.jpg"}).SetArg("shard_id", int64_t{1}),
+              "shard_id must be in [0, num_shards) = [0, 1), got 1");
+}
+
+std::string PipelineYaml(const std::string& root, const std::string& extra, int batch) {
+  return "pipeline: {name: read, batch_size: " + std::to_string(batch) +
+         ", device: cpu, num_threads: 3, prefetch_depth: 2, seed: 11}\n"
+         "ops:\n  - op: readers.file\n    name: reader\n    args: {file_root: \"" +
+         root + "\"" + extra + "}\n    outputs: [jpegs, labels]\noutputs: [jpegs, labels]\n";
+}
+
+TEST(FileReader, CpuPipelineReadsTheTreeEpochByEpoch) {
+  const FileDataset d = MakeFileDataset(3, 9);  // 27 files
+  Pipeline p = Pipeline::FromYaml(PipelineYaml(d.root, ", random_shuffle: true, pad_last_batch: true", 6));
+  p.Build();
+  EXPECT_EQ(p.EpochSize("reader"), 30) << "27 files padded to 5 whole batches of 6";
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    std::multiset<std::string> seen;
+    for (int b = 0; b < 5; ++b) {
+      PipelineOutputs out = p.Outputs();
+      const TensorListCPU& data = out.Cpu(out.Index("jpegs"));
+      const TensorListCPU& labels = out.Cpu(out.Index("labels"));
+      for (int i = 0; i < data.num_samples(); ++i) {
+        const std::string path = PathOf(d, Bytes(data, i));
+        seen.insert(path);
+        EXPECT_EQ(*static_cast<const int32_t*>(labels.raw_sample(i)), d.labels.at(path));
+      }
+      out.Release();
+      p.Run();
+    }
+    EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), 27u) << "epoch " << epoch;
+    EXPECT_EQ(seen.size(), 30u);
+  }
+  EXPECT_THAT([&] { p.EpochSize("jpegs"); }, ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("no node named \"jpegs\"")));
+}
+
+TEST(FileReader, EpochSizeErrors) {
+  Pipeline p = Pipeline::FromYaml(
+      "pipeline: {name: e, batch_size: 2, device: cpu}\nops:\n  - op: random.uniform\n    name: u\n"
+      "    outputs: [x]\noutputs: [x]\n");
+  EXPECT_THAT([&] { p.EpochSize("u"); }, ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("EpochSize() before Build()")));
+  p.Build();
+  EXPECT_THAT([&] { p.EpochSize("u"); },
+              ::testing::ThrowsMessage<InvalidArgument>(
+                  HasSubstr("node \"u\" (op \"random.uniform\") is not a reader: it has no epoch size")));
+}
+
+using testing::OperatorConformance;
+const std::string kFixtures = "tests/operators/readers/testdata/";
+INSTANTIATE_TEST_SUITE_P(
+    FileReader, OperatorConformance,
+    ::testing::Values(testing::ConformanceCase{
+        "cpu",
+        Reader().SetArg("files", std::vector<std::string>{kFixtures + "uint8_c.npy", kFixtures + "float32_c.npy"}),
+        Device::kCpu}),
+    testing::CaseName);
+
+}  // namespace
+}  // namespace conveyor
