@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
@@ -401,6 +402,25 @@ TEST(CApiPipelineErrors, FeedNamesTheNodeAndWhatIsWrong) {
   EXPECT_THAT(conveyor_last_error(), HasSubstr("node \"src\" expects 1-D samples, sample 0 has shape (2, 2)"));
 }
 
+TEST(CApiPipeline, ReaderEpochSize) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string root = std::string(dir != nullptr ? dir : "/tmp") + "/capi_reader";
+  std::filesystem::create_directories(root + "/cls");
+  for (int i = 0; i < 7; ++i) std::ofstream(root + "/cls/" + std::to_string(i) + ".jpg") << "bytes" << i;
+  PipelineHandle p = FromString(Yaml("  - {op: readers.file, name: reader, args: {file_root: \"" + root +
+                                         "\", pad_last_batch: true}, outputs: [data, labels]}\n",
+                                     "data, labels", 2, 4));
+  int64_t size = -1;
+  EXPECT_EQ(conveyor_pipeline_epoch_size(p.h, "reader", &size), CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(conveyor_last_error(), HasSubstr("EpochSize() before Build()"));
+  ASSERT_EQ(conveyor_pipeline_build(p.h), CONVEYOR_OK) << conveyor_last_error();
+  ASSERT_EQ(conveyor_pipeline_epoch_size(p.h, "reader", &size), CONVEYOR_OK) << conveyor_last_error();
+  EXPECT_EQ(size, 8) << "7 files padded to 2 batches of 4";
+  EXPECT_EQ(conveyor_pipeline_epoch_size(p.h, "nope", &size), CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(conveyor_last_error(), HasSubstr("no node named \"nope\""));
+  EXPECT_EQ(conveyor_pipeline_epoch_size(p.h, "reader", nullptr), CONVEYOR_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(CApiPipelineErrors, RunAndOutputsOutOfOrder) {
   PipelineHandle p = FromString(Yaml(kExternalOps, "y"));
   EXPECT_EQ(conveyor_pipeline_run(p.h), CONVEYOR_ERROR_INVALID_ARGUMENT);
@@ -471,6 +491,7 @@ TEST(CApiPipelineErrors, NullHandlesAreRejectedByName) {
        "conveyor_pipeline_build: pipeline: expected a non-NULL pointer, got NULL"},
       {[&] { return conveyor_pipeline_run(nullptr); }, "conveyor_pipeline_run: pipeline: expected"},
       {[&] { return conveyor_pipeline_outputs(nullptr, &o); }, "conveyor_pipeline_outputs: pipeline: expected"},
+      {[&] { return conveyor_pipeline_epoch_size(nullptr, "r", &i64); }, "conveyor_pipeline_epoch_size: pipeline:"},
       {[&] { return conveyor_pipeline_external_source_count(nullptr, &i32); },
        "conveyor_pipeline_external_source_count: pipeline:"},
       {[&] { return conveyor_pipeline_external_source_name(nullptr, 0, &s); },

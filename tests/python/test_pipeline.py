@@ -132,6 +132,37 @@ def test_a_held_batch_holds_its_slot():
 
 # ---- errors --------------------------------------------------------------------------------------
 
+def test_reader_epochs_and_epoch_size(tmp_path):
+    # 2 classes x 5 files of distinct bytes; batch 4 with pad_last_batch: 3 batches per epoch.
+    contents = {}
+    for c in ("dogs", "cats"):
+        (tmp_path / c).mkdir()
+        for i in range(5):
+            data = bytes([len(contents)] * (i + 1 + len(contents)))
+            (tmp_path / c / ("%d.jpg" % i)).write_bytes(data)
+            contents[data] = 0 if c == "cats" else 1
+    text = ("pipeline: {name: py_reader, batch_size: 4, device: cpu, seed: 9}\nops:\n"
+            "  - {op: readers.file, name: reader, args: {file_root: '%s', random_shuffle: true, "
+            "pad_last_batch: true}, outputs: [data, labels]}\noutputs: [data, labels]\n" % tmp_path)
+    with conveyor.Pipeline(text) as p:
+        with pytest.raises(conveyor.InvalidArgumentError, match=r"EpochSize\(\) before Build\(\)"):
+            p.epoch_size("reader")
+        p.build()
+        assert p.epoch_size("reader") == 12
+        with pytest.raises(conveyor.InvalidArgumentError, match='no node named "readr"'):
+            p.epoch_size("readr")
+        for epoch in range(2):
+            seen = []
+            for batch in itertools.islice(p, 3):
+                labels = np.from_dlpack(batch["labels"]).reshape(-1)
+                for data, label in zip(batch["data"], labels):
+                    raw = np.from_dlpack(data).tobytes()
+                    assert contents[raw] == int(label)
+                    seen.append(raw)
+            assert set(seen) == set(contents), "epoch %d must see every file" % epoch
+            assert len(seen) == 12
+
+
 def test_bad_yaml_text_names_line_and_column():
     with pytest.raises(conveyor.ConfigError, match=r'<string>:3:\d+: .*unknown argument "rnage"; did you mean '
                                                    r'"range"\?'):
