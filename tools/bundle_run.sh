@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Runs the bundled tests (and optionally benchmarks, the Python suite, compute-sanitizer) on a GPU
 # machine. Prints a per-binary summary and the line `N passed, M failed, K skipped`.
-#   run.sh [--sanitize] [--bench] [--python] [--only REGEX]
+#   run.sh [--sanitize] [--tools memcheck,racecheck,synccheck,initcheck] [--bench] [--python] [--only REGEX]
+# --sanitize runs every test binary again under each compute-sanitizer tool (all four by default).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR/xml"
 export LD_LIBRARY_PATH="$HERE/lib:$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.
+SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.; TOOLS=memcheck,racecheck,synccheck,initcheck
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) SANITIZE=1 ;;
     --bench) BENCH=1 ;;
     --python) PYTHON=1 ;;
     --only) ONLY=$2; shift ;;
+    --tools) TOOLS=$2; shift ;;
   esac
   shift
 done
@@ -29,13 +31,19 @@ while read -r name path; do
   rc=$?
   [ $rc -ne 0 ] && { status=1; echo "FAILED: $name (rc $rc)"; grep -E "Failure|error|\[  FAILED" "$log" | head -20; }
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
-    (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 timeout 600 compute-sanitizer \
-        --tool memcheck --error-exitcode 99 --leak-check full "$dir/$path" >"$OUTDIR/$name.memcheck.log" 2>&1)
-    src=$?
-    # A binary that never calls CUDA (pure parsing tests) gives the sanitizer nothing to check.
-    grep -q "terminated before first instrumented API call" "$OUTDIR/$name.memcheck.log" && src=0
-    echo "memcheck $name: rc $src $(grep -m1 -E 'ERROR SUMMARY|terminated before' "$OUTDIR/$name.memcheck.log")"
-    [ $src -ne 0 ] && status=1
+    for tool in ${TOOLS//,/ }; do
+      extra=()
+      [ "$tool" = memcheck ] && extra=(--leak-check full)
+      [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
+      slog="$OUTDIR/$name.$tool.log"
+      (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 timeout 300 \
+          compute-sanitizer --tool "$tool" --error-exitcode 99 "${extra[@]}" "$dir/$path" >"$slog" 2>&1)
+      src=$?
+      # A binary that never calls CUDA (pure parsing tests) gives the sanitizer nothing to check.
+      grep -q "terminated before first instrumented API call" "$slog" && src=0
+      echo "$tool $name: rc $src $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY|terminated before' "$slog")"
+      [ $src -ne 0 ] && status=1
+    done
   fi
 done < "$HERE/tests/index"
 

@@ -678,7 +678,8 @@ void ExecutorState::RunExternalGpu(int n, Slot& slot) {
     Place(out, gpu.shapes(), gpu.dtype(), MemoryKind::kDevice, stream);
     out.set_layout(gpu.layout());
     gpu.WaitReady(stream);  // ordered after the producer's writes, without blocking the host
-    if (gpu.nbytes() > 0) CopyBytesAsync(out.buffer().device_ptr(), DeviceBase(gpu), gpu.nbytes(), stream);
+    // Sample bytes only: the producer's padding between samples may never have been written.
+    if (gpu.nbytes() > 0) CopySampleBytesAsync(out.buffer().device_ptr(), DeviceBase(gpu), gpu, stream);
   }
 }
 

@@ -33,7 +33,7 @@ void CopyList(Dst& dst, const Src& src, StreamView stream) {
   if (src.nbytes() > 0) {
     char* out = static_cast<char*>(dst.raw_sample(0)) - dst.offset(0);
     const char* in = static_cast<const char*>(src.raw_sample(0)) - src.offset(0);
-    CopyBytesAsync(out, in, src.nbytes(), stream);
+    CopySampleBytesAsync(out, in, src, stream);
   }
   dst.RecordReady(stream);
 }
@@ -44,6 +44,30 @@ void CopyBytesAsync(void* dst, const void* src, size_t bytes, StreamView stream)
   if (bytes == 0) return;
   CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream.get()));
 }
+
+template <typename Backend>
+void CopySampleBytesAsync(void* dst_base, const void* src_base, const TensorList<Backend>& layout, StreamView stream) {
+  const size_t item = DTypeSize(layout.dtype());
+  int64_t run_begin = 0, run_end = 0;  // byte range of consecutive samples with no padding between
+  const auto flush = [&] {
+    if (run_end > run_begin) {
+      CopyBytesAsync(static_cast<char*>(dst_base) + run_begin, static_cast<const char*>(src_base) + run_begin,
+                     static_cast<size_t>(run_end - run_begin), stream);
+    }
+  };
+  for (int s = 0; s < layout.num_samples(); ++s) {
+    const int64_t begin = layout.offset(s);
+    const int64_t end = begin + layout.shape(s).num_elements() * static_cast<int64_t>(item);
+    if (begin != run_end) {
+      flush();
+      run_begin = begin;
+    }
+    run_end = end;
+  }
+  flush();
+}
+template void CopySampleBytesAsync(void*, const void*, const TensorList<CPUBackend>&, StreamView);
+template void CopySampleBytesAsync(void*, const void*, const TensorList<GPUBackend>&, StreamView);
 
 void CopyAsync(TensorGPU& dst, const TensorCPU& src, StreamView stream) { CopyTensor(dst, src, stream); }
 void CopyAsync(TensorCPU& dst, const TensorGPU& src, StreamView stream) { CopyTensor(dst, src, stream); }

@@ -1,4 +1,5 @@
-// copy: the identity with a fresh output buffer (CPU: memcpy per sample; GPU: one D2D copy).
+// copy: the identity with a fresh output buffer (CPU: memcpy per sample; GPU: one launch copying
+// every sample, sizes from descriptors, so a captured copy follows the batch's shapes).
 //
 // | input | dtypes | layouts | output             |
 // |-------|--------|---------|--------------------|
@@ -6,7 +7,8 @@
 #include <cstring>
 
 #include "core/op/registry.h"
-#include "core/tensor/copy.h"
+#include "core/op/slot_descriptors.h"
+#include "operators/copy/copy.h"
 
 namespace conveyor::ops {
 namespace {
@@ -33,12 +35,26 @@ class CopyOp final : public Operator {
       }
     });
   }
-  void RunGpu(Workspace& ws) override {
+  void PrepareGpu(Workspace& ws) override {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
-    // Same shapes and alignment rules, so the sample offsets match: one copy for the batch.
-    if (in.nbytes()) CopyBytesAsync(out.raw_sample(0), in.raw_sample(0), in.nbytes(), ws.stream());
+    SampleCopy* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()));
+    for (int s = 0; s < in.num_samples(); ++s) {
+      d[s] = {in.raw_sample(s), out.raw_sample(s),
+              in.shape(s).num_elements() * static_cast<int64_t>(DTypeSize(in.dtype()))};
+    }
   }
+  void RunGpu(Workspace& ws) override {
+    TensorListGPU& out = ws.OutputGpu(0);
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    // Only sample bytes move (the padding between samples is never read), and the sizes come from
+    // the descriptors: a replayed graph copies this iteration's batch, not the captured one's.
+    const SampleCopy* d = descs_.Upload(ws.slot(), ws.stream());
+    CopySamplesGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), ws.stream());
+  }
+
+ private:
+  SlotDescriptors<SampleCopy> descs_;
 };
 
 const OperatorRegistration<CopyOp> kRegistration(kCopySchema);

@@ -20,7 +20,11 @@ class ToHostOp final : public Operator {
   void RunGpu(Workspace& ws) override {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListCPU& out = ws.OutputCpu(0);
-    if (in.nbytes()) CopyBytesAsync(out.raw_sample(0), in.raw_sample(0), in.nbytes(), ws.stream());
+    // Same shapes, same offsets; sample bytes only (the padding between samples is never read).
+    if (in.nbytes()) {
+      CopySampleBytesAsync(static_cast<char*>(out.raw_sample(0)) - out.offset(0),
+                           static_cast<const char*>(in.raw_sample(0)) - in.offset(0), in, ws.stream());
+    }
   }
 };
 

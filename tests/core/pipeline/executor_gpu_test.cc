@@ -174,14 +174,17 @@ TEST(ExecutorGpu, CapturedIterationsMatchEagerBitForBit) {
     }
     a.Release();
     b.Release();
-    eager.Run();
-    captured.Run();
+    // Read before Run(): iterations up to k + 1 are scheduled, so the stage thread cannot be in
+    // the growth iteration yet when k + 1 < kGrowAt (after Run() it may be, however fast or slow
+    // the GPU: that race, not the executor, made this count look GPU-speed dependent).
     if (k == testing::kPatternWarmup) captures_before_growth = captured.counters().captures;
-    if (k == kGrowAt - 1) {
+    if (k == kGrowAt - 2) {
       // One segment, two slots: captured once per slot, then only replayed while shapes vary.
       EXPECT_EQ(captured.counters().captures, 2);
       EXPECT_EQ(captured.counters().captures, captures_before_growth);
     }
+    eager.Run();
+    captured.Run();
   }
   EXPECT_GT(captured.counters().captures, 2);  // growth beyond capacity re-captured
   EXPECT_GE(captured.counters().replays, 100);
@@ -192,6 +195,43 @@ TEST(ExecutorGpu, CapturedIterationsMatchEagerBitForBit) {
   EXPECT_EQ(captured.counters().copies_on_copy_stream, 0);
   EXPECT_EQ(eager.counters().copies_in_graph, 0);
   EXPECT_GE(eager.counters().copies_on_copy_stream, 100);
+}
+
+// The number of captures is a function of shapes and capacities: the same pipeline with a GPU
+// slowed on purpose (a 2 ms spin before the captured chain, on the compute stream) and a consumer
+// that dawdles captures exactly as often as an unhurried run, at the same iterations.
+TEST(ExecutorGpu, CaptureCountDoesNotDependOnGpuOrConsumerSpeed) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int64_t kGrowAt = 20;
+  const auto ops = [](double spin_ms) {
+    return "  - {op: testing.pattern, name: src, args: {min_size: 50, max_size: 3000, grow_at: " +
+           std::to_string(kGrowAt) +
+           "}, outputs: [x]}\n"
+           "  - {op: testing.gpu_spin, name: slow, device: gpu, inputs: [x], args: {spin_ms: " +
+           std::to_string(spin_ms) +
+           "}, outputs: [x2]}\n"
+           "  - {op: testing.augment, name: a1, device: gpu, inputs: [x2], outputs: [y1]}\n"
+           "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n";
+  };
+  int64_t before_growth[2] = {-1, -1}, total[2] = {-1, -1};
+  for (int slow = 0; slow < 2; ++slow) {
+    Pipeline p = Pipeline::FromYaml(GpuYaml(ops(slow ? 2.0 : 0.0), "y2", 3, true));
+    p.Build();  // schedules 0, 1, 2: at step k, iterations up to k + 2 are scheduled
+    for (int64_t k = 0; k < 40; ++k) {
+      PipelineOutputs out = p.Outputs();
+      if (slow) std::this_thread::sleep_for(std::chrono::microseconds(500 + 300 * (k % 5)));
+      out.Sync();
+      out.Release();
+      // Nothing at or after the growth is scheduled yet: the count cannot depend on timing.
+      if (k + 2 == kGrowAt - 1) before_growth[slow] = p.counters().captures;
+      if (k < 37) p.Run();  // 3 primed + 37 = 40 iterations, all consumed by the loop
+    }
+    total[slow] = p.counters().captures;
+  }
+  EXPECT_EQ(before_growth[0], 3) << "one capture per slot before the growth";
+  EXPECT_EQ(before_growth[1], 3) << "a slowed GPU and consumer must not re-capture";
+  EXPECT_EQ(total[0], total[1]) << "captures over 40 iterations differ between a fast and a slowed run";
+  EXPECT_GT(total[1], 3) << "the growth re-captured";
 }
 
 // Runs `yaml` eagerly and captured side by side for `iterations`; every output bit-identical and
