@@ -1,0 +1,125 @@
+// The stage thread: takes the next scheduled iteration when its slot is free (the ring hand-off
+// with the consumer, executor.h), host-waits the slot's previous GPU work, then runs the CPU stage
+// and issues the GPU stage. BindCommon binds a node's inputs and per-iteration context.
+#include <variant>
+
+#include "core/cuda/check.h"
+#include "core/pipeline/executor_state.h"
+
+namespace conveyor::pipeline_internal {
+
+void ExecutorState::Main() {
+  // Batches fed for the next iteration: they replace the slot's previous ones only after that
+  // iteration's GPU work (which may still copy from them) finished.
+  std::vector<std::optional<Fed>> incoming(graph.nodes().size());
+  stage_mark = Clock::now();
+  for (;;) {
+    int64_t k = 0;
+    Slot* slot = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      Await(lock, [&] { return stop || (!failed && started < scheduled && !slots[started % depth].busy); });
+      const auto now = Clock::now();
+      stage_idle_ns.fetch_add(Nanos(now - stage_mark), std::memory_order_relaxed);
+      stage_mark = now;
+      if (stop) return;
+      k = started++;
+      slot = &slots[k % depth];
+      slot->busy = true;
+      slot->done = false;
+      slot->iteration = k;
+      slot->error = nullptr;
+      for (int src : external_sources) {
+        // Schedule() made sure every scheduled iteration has its batch.
+        incoming[src] = std::move(feeds[src].front());
+        feeds[src].pop_front();
+      }
+    }
+    std::exception_ptr error;
+    const auto work_from = stage_mark;
+    try {
+      RunIteration(k, *slot, incoming);  // moves stage_mark to its end
+    } catch (...) {
+      error = std::current_exception();
+      stage_mark = Clock::now();
+    }
+    stage_work_ns.fetch_add(Nanos(stage_mark - work_from), std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      slot->error = error;
+      slot->done = true;
+      completed = k + 1;
+      if (error) {
+        failed = true;
+        failed_iteration = k;
+        failed_message = MessageOf(error);
+      }
+    }
+    Notify();
+  }
+}
+
+void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
+  int64_t waited = 0;
+  if (has_gpu) {
+    try {
+      if (!device_set) {
+        CONVEYOR_CUDA_CHECK(cudaSetDevice(device));
+        device_set = true;
+      }
+      // The previous iteration in this slot must be done on the GPU before its staging buffers,
+      // descriptors and captured graphs are touched again (see executor.h).
+      if (slot.gpu_used && !slot.ready->Query()) {
+        const auto wait_from = Clock::now();
+        slot.ready->Synchronize();
+        waited = NanosSince(wait_from);
+        stage_gpu_wait_ns.fetch_add(waited, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      RethrowWithContext(IterationPrefix(k));
+    }
+  }
+  for (int src : external_sources) slot.fed[src] = std::move(incoming[src]);
+  RunCpuStage(k, slot);
+  // stage_cpu_ns: from the iteration's start (the ready check included, a GPU wait excluded).
+  const auto issue_from = Clock::now();
+  stage_cpu_ns.fetch_add(Nanos(issue_from - stage_mark) - waited, std::memory_order_relaxed);
+  stage_mark = issue_from;
+  if (has_gpu) {
+    RunGpuStage(k, slot);
+    stage_mark = Clock::now();
+    stage_issue_ns.fetch_add(Nanos(stage_mark - issue_from), std::memory_order_relaxed);
+  }
+}
+
+void ExecutorState::BindCommon(Workspace& ws, const GraphNode& node, int64_t k, Slot& slot) {
+  ws.ClearInputs();
+  ws.ClearOutputs();
+  int batch = graph.spec().batch_size;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    const GraphEdge& edge = node.inputs[i];
+    if (edge.staged()) {
+      const TensorListGPU& list = slot.staged[staged_index.at({edge.producer, edge.output})];
+      ws.AddInput(list);
+      if (i == 0) batch = list.num_samples();
+    } else if (edge.data_device == Device::kGpu) {
+      const TensorListGPU& list = slot.gpu_out[edge.producer][edge.output];
+      ws.AddInput(list);
+      if (i == 0) batch = list.num_samples();
+    } else {
+      const TensorListCPU& list = slot.cpu_out[edge.producer][edge.output];
+      ws.AddInput(list);
+      if (i == 0) batch = list.num_samples();
+    }
+  }
+  for (const GraphArgInput& arg : node.arg_inputs) {
+    ws.SetArgInput(arg.arg, slot.cpu_out[arg.source.producer][arg.source.output]);
+  }
+  ws.set_batch_size(batch);
+  ws.set_iteration(k);
+  ws.set_seed(graph.spec().seed);
+  ws.set_slot(slot.index);
+  ws.set_thread_pool(pool.get());
+}
+
+}  // namespace conveyor::pipeline_internal

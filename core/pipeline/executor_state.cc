@@ -1,0 +1,207 @@
+// Executor state: graph analysis (CPU node order, captured segments, staged edges and which
+// segment may copy them in its graph), the slots, and teardown. Helpers shared by the stage files.
+#include <cstdlib>
+#include <optional>
+
+#include "core/cuda/check.h"
+#include "core/cuda/device.h"
+#include "core/error.h"
+#include "core/pipeline/executor_state.h"
+
+namespace conveyor::pipeline_internal {
+
+[[noreturn]] void RethrowWithContext(const std::string& prefix) {
+  try {
+    throw;
+  } catch (const CudaError& e) {
+    throw CudaError(prefix + e.what(), e.code());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(prefix + e.what());
+  } catch (const ConfigError& e) {
+    throw ConfigError(prefix + e.what());
+  } catch (const OutOfMemory& e) {
+    throw OutOfMemory(prefix + e.what());
+  } catch (const PluginError& e) {
+    throw PluginError(prefix + e.what());
+  } catch (const InteropError& e) {
+    throw InteropError(prefix + e.what());
+  } catch (const std::exception& e) {
+    throw Error(prefix + e.what());
+  } catch (...) {
+    throw Error(prefix + "unknown exception");
+  }
+}
+
+std::string MessageOf(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+size_t GraphCopyMaxBytes() {
+  const char* env = std::getenv("CONVEYOR_GRAPH_COPY_MAX_BYTES");
+  if (env == nullptr || *env == '\0') return kGraphCopyMaxBytes;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  return (end != nullptr && *end == '\0') ? static_cast<size_t>(v) : kGraphCopyMaxBytes;
+}
+
+ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
+  const PipelineSpec& spec = graph.spec();
+  const auto& nodes = graph.nodes();
+  const int num_nodes = static_cast<int>(nodes.size());
+  depth = std::max(1, spec.prefetch_depth);
+  for (const GraphNode& node : nodes) has_gpu = has_gpu || node.device == Device::kGpu;
+
+  auto reject = [&](const GraphNode& node, const std::string& what) {
+    const SourceLocation where = node.spec.Location("node");
+    throw ConfigError((where.empty() ? "" : where.ToString() + ": ") + node.spec.Describe() + ": " + what);
+  };
+  pinned_output.resize(nodes.size());
+  cpu_dep_count.assign(nodes.size(), 0);
+  cpu_consumers.resize(nodes.size());
+  for (const GraphNode& node : nodes) {
+    pinned_output[node.index].assign(node.spec.outputs().size(), false);
+    if (node.op() == kExternalSourceOp) external_sources.push_back(node.index);
+  }
+  for (const GraphNode& node : nodes) {
+    std::vector<int> producers;
+    for (const GraphEdge& edge : node.inputs) {
+      const GraphNode& producer = graph.node(edge.producer);
+      if (node.device == Device::kCpu && producer.device == Device::kGpu) {
+        reject(node, "reads \"" + edge.name + "\" from GPU node \"" + producer.name() +
+                         "\": the executor runs every CPU node before the GPU stage of an iteration");
+      }
+      if (node.device == Device::kGpu && producer.device == Device::kGpu && edge.data_device != edge.wanted) {
+        reject(node, "reads \"" + edge.name + "\" across devices from GPU node \"" + producer.name() +
+                         "\": not supported by the executor");
+      }
+      if (edge.staged()) {
+        const auto key = std::make_pair(edge.producer, edge.output);
+        if (!staged_index.count(key)) {
+          staged_index[key] = static_cast<int>(staged_outputs.size());
+          staged_outputs.push_back(key);
+          pinned_output[edge.producer][edge.output] = true;
+        }
+      }
+      producers.push_back(edge.producer);
+    }
+    for (const GraphArgInput& arg : node.arg_inputs) {
+      const GraphNode& producer = graph.node(arg.source.producer);
+      if (producer.device == Device::kGpu) {
+        reject(node, "argument \"" + arg.arg + "\" reads \"" + arg.source.name + "\" from GPU node \"" +
+                         producer.name() + "\": argument inputs must come from CPU nodes");
+      }
+      producers.push_back(arg.source.producer);
+    }
+    if (node.device == Device::kCpu) {
+      cpu_nodes.push_back(node.index);
+      std::sort(producers.begin(), producers.end());
+      producers.erase(std::unique(producers.begin(), producers.end()), producers.end());
+      for (int p : producers) {
+        ++cpu_dep_count[node.index];
+        cpu_consumers[p].push_back(node.index);
+      }
+    }
+  }
+  cpu_pending = std::vector<std::atomic<int>>(nodes.size());
+
+  // Runs of consecutive capturable GPU nodes (in GPU order; the CPU stage runs before all of them).
+  for (const GraphNode& node : nodes) {
+    if (node.device != Device::kGpu) continue;
+    const bool capture = spec.graph_capture && node.capturable() && node.op() != kExternalSourceOp;
+    if (capture && !segments.empty() && segments.back().captured) {
+      segments.back().nodes.push_back(node.index);
+    } else {
+      segments.push_back(Segment{{node.index}, capture});
+    }
+  }
+
+  // Staged outputs whose readers all sit in one captured segment may be copied inside its graph.
+  std::vector<int> segment_of(nodes.size(), -1);
+  for (size_t s = 0; s < segments.size(); ++s) {
+    if (segments[s].captured) {
+      for (int n : segments[s].nodes) segment_of[n] = static_cast<int>(s);
+    }
+  }
+  staged_segment.assign(staged_outputs.size(), -2);  // -2: no reader seen yet
+  for (const GraphNode& node : nodes) {
+    for (const GraphEdge& edge : node.inputs) {
+      if (!edge.staged()) continue;
+      int& seg = staged_segment[staged_index.at({edge.producer, edge.output})];
+      const int mine = segment_of[node.index];
+      seg = (seg == -2 || seg == mine) ? mine : -1;
+    }
+  }
+  segment_staged.resize(segments.size());
+  for (size_t j = 0; j < staged_outputs.size(); ++j) {
+    if (staged_segment[j] < 0) staged_segment[j] = -1;
+    else segment_staged[staged_segment[j]].push_back(static_cast<int>(j));
+  }
+  graph_copy_max_bytes = GraphCopyMaxBytes();
+
+  std::optional<cuda::DeviceGuard> guard;
+  if (has_gpu) {
+    device = spec.device_id;
+    guard.emplace(device);
+    compute = cuda::Stream::Create();
+    copy = cuda::Stream::Create();
+  }
+  pool = std::make_unique<ExecutorPool>(std::max(1, spec.num_threads));
+  ops.resize(nodes.size());
+  for (const GraphNode& node : nodes) {
+    if (node.op() == kExternalSourceOp) continue;
+    try {
+      ops[node.index] = node.CreateOperator();
+    } catch (...) {
+      RethrowWithContext("pipeline \"" + spec.name + "\": creating node \"" + node.name() + "\" (op \"" +
+                         node.op() + "\"): ");
+    }
+  }
+  slots.resize(static_cast<size_t>(depth));
+  for (int s = 0; s < depth; ++s) {
+    Slot& slot = slots[s];
+    slot.index = s;
+    slot.cpu_out.resize(nodes.size());
+    slot.gpu_out.resize(nodes.size());
+    for (int n = 0; n < num_nodes; ++n) {
+      slot.cpu_out[n].resize(nodes[n].spec.outputs().size());
+      slot.gpu_out[n].resize(nodes[n].spec.outputs().size());
+      slot.ws.push_back(std::make_unique<Workspace>(nodes[n].spec, spec.batch_size));
+    }
+    slot.staged.resize(staged_outputs.size());
+    slot.staged_in_graph.assign(staged_outputs.size(), 0);
+    slot.fed.resize(nodes.size());
+    slot.captured.resize(segments.size());
+    if (has_gpu) {
+      slot.ready = std::make_shared<cuda::Event>(cuda::Event::Create());
+      slot.alloc_done = cuda::Event::Create();
+      slot.copy_done = cuda::Event::Create();
+    }
+  }
+}
+
+ExecutorState::~ExecutorState() {
+  if (has_gpu) {
+    // Shutdown may block: let queued GPU work finish before its buffers go back to the pools.
+    CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(copy.get()));
+    CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(compute.get()));
+    // Copies of slot lists may outlive the streams (a TensorList taken from the outputs): their
+    // buffers must not be returned on a destroyed stream, and nothing is in flight any more.
+    auto detach = [](auto& list) {
+      Buffer b = list.buffer();
+      b.set_release_stream(std::nullopt);
+    };
+    for (Slot& slot : slots) {
+      for (auto& lists : slot.cpu_out) std::for_each(lists.begin(), lists.end(), detach);
+      for (auto& lists : slot.gpu_out) std::for_each(lists.begin(), lists.end(), detach);
+      std::for_each(slot.staged.begin(), slot.staged.end(), detach);
+    }
+  }
+}
+
+}  // namespace conveyor::pipeline_internal
