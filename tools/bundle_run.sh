@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Runs the bundled tests (and optionally benchmarks, the Python suite, compute-sanitizer) on a GPU
 # machine. Prints a per-binary summary and the line `N passed, M failed, K skipped`.
-#   run.sh [--sanitize] [--tools memcheck,racecheck,synccheck,initcheck] [--bench] [--python] [--only REGEX]
-# --sanitize runs every test binary again under each compute-sanitizer tool (all four by default).
+#   run.sh [--sanitize] [--tools memcheck,racecheck,synccheck,initcheck] [--sanitize-timeout S]
+#          [--bench] [--python] [--only REGEX]
+# --sanitize runs every test binary again under each compute-sanitizer tool (all four by default;
+# --tools picks some), S seconds at most per binary and tool (300). Logs: $OUT/<test>.<tool>.log,
+# also packed into $OUT/sanitize-logs.tar.gz (the device returns only a few files); one summary
+# line per tool. A binary that makes no CUDA call counts as clean. Four tools over every binary
+# take longer than one device call allows: split by --only and --tools.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR/xml"
 export LD_LIBRARY_PATH="$HERE/lib:$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.; TOOLS=memcheck,racecheck,synccheck,initcheck
+SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.; TOOLS=memcheck,racecheck,synccheck,initcheck; STIMEOUT=300
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) SANITIZE=1 ;;
@@ -16,12 +21,14 @@ while [ $# -gt 0 ]; do
     --python) PYTHON=1 ;;
     --only) ONLY=$2; shift ;;
     --tools) TOOLS=$2; shift ;;
+    --sanitize-timeout) STIMEOUT=$2; shift ;;
   esac
   shift
 done
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 
 status=0
+declare -A SAN_RUN=() SAN_BAD=()  # per tool: binaries run, binaries with errors
 while read -r name path; do
   echo "$name" | grep -Eq "$ONLY" || continue
   dir="$HERE/tests/$name.runfiles"
@@ -36,16 +43,36 @@ while read -r name path; do
       [ "$tool" = memcheck ] && extra=(--leak-check full)
       [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
       slog="$OUTDIR/$name.$tool.log"
-      (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 timeout 300 \
-          compute-sanitizer --tool "$tool" --error-exitcode 99 "${extra[@]}" "$dir/$path" >"$slog" 2>&1)
+      (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 \
+          timeout "$STIMEOUT" compute-sanitizer --tool "$tool" --error-exitcode 99 "${extra[@]}" "$dir/$path" \
+          >"$slog" 2>&1)
       src=$?
       # A binary that never calls CUDA (pure parsing tests) gives the sanitizer nothing to check.
       grep -q "terminated before first instrumented API call" "$slog" && src=0
-      echo "$tool $name: rc $src $(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY|terminated before' "$slog")"
-      [ $src -ne 0 ] && status=1
+      summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|terminated before' "$slog" | sed 's/^=* *//' | paste -sd';' -)
+      [ $src -eq 124 ] && summary="timed out after ${STIMEOUT}s; $summary"
+      echo "$tool $name: rc $src $summary"
+      SAN_RUN[$tool]=$(( ${SAN_RUN[$tool]:-0} + 1 ))
+      if [ $src -ne 0 ]; then
+        status=1
+        SAN_BAD[$tool]="${SAN_BAD[$tool]:-} $name"
+      fi
     done
   fi
 done < "$HERE/tests/index"
+
+if [ "$SANITIZE" = 1 ]; then
+  if ! command -v compute-sanitizer >/dev/null; then
+    echo "sanitize: compute-sanitizer not found"; status=1
+  else
+    for tool in ${TOOLS//,/ }; do
+      bad=(${SAN_BAD[$tool]:-})
+      echo "sanitize $tool: ${SAN_RUN[$tool]:-0} binaries, $(( ${SAN_RUN[$tool]:-0} - ${#bad[@]} )) clean, ${#bad[@]} with errors${bad:+ (${bad[*]})}"
+    done
+    (cd "$OUTDIR" && ls ./*.memcheck.log ./*.racecheck.log ./*.synccheck.log ./*.initcheck.log 2>/dev/null |
+      tar czf sanitize-logs.tar.gz -T -)
+  fi
+fi
 
 if [ "$PYTHON" = 1 ] && [ -d "$HERE/python_tests" ]; then
   CONVEYOR_LIB="$HERE/libconveyor_c.so" PYTHONPATH="$HERE/python${PYTHONPATH:+:$PYTHONPATH}" \
