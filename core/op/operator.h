@@ -10,6 +10,27 @@
 //                    captured once and replayed, so it may not bake per-iteration values into
 //                    launches — kernels read them from the buffers PrepareGpu wrote
 //
+// Three shapes of operator, by what the schema declares:
+//
+// | shape                      | schema                               | where the work runs          |
+// |----------------------------|--------------------------------------|------------------------------|
+// | CPU                        | Backends({kCpu})                     | RunCpu: CPU stage, TBB pool  |
+// | GPU (maybe Capturable)     | Backends({kGpu}), inputs kOpDevice   | RunGpu: queued on ws.stream()|
+// | GPU with a host phase      | Backends({kGpu}), not Capturable,    | RunGpu: host work on the     |
+// |   (decoders: "mixed")      | inputs Placement::kHost              | pool, then device work queued|
+//
+// A GPU operator with a host phase:
+//   - its host-placed inputs arrive as host data (ws.InputCpu), never staged to the device;
+//     Setup may parse them (headers) to produce the output shapes;
+//   - RunGpu runs on the executor's stage thread during the GPU stage: it may do host work in
+//     parallel with ws.ParallelFor (the executor's TBB pool, idle then: the CPU stage of the
+//     iteration has finished), then queue device work (async copies, kernels) on ws.stream();
+//   - host buffers it writes per slot (pinned staging indexed by ws.slot()) may be rewritten
+//     without waiting: the executor runs slot s's next iteration only after all GPU work of
+//     slot s's previous one finished;
+//   - it is never captured; GPU operators after it are (it ends one captured segment, the next
+//     starts after it), and its host phase for iteration k+1 runs while the GPU executes k.
+//
 // Errors are thrown (InvalidArgument for bad data, CudaError from CONVEYOR_CUDA_CHECK); the
 // executor adds the node, operator and iteration.
 #pragma once

@@ -30,6 +30,12 @@ __global__ void AddKernel(float* out, const float* in, float add, int64_t n) {
   }
 }
 
+__global__ void BytesToFloatKernel(float* out, const uint8_t* in, float add, int64_t n) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    out[i] = static_cast<float>(in[i]) + add;
+  }
+}
+
 }  // namespace
 
 void AugmentGpu(const AugmentDesc* descs, int num_samples, int64_t capacity, cuda::StreamView stream) {
@@ -60,6 +66,13 @@ void AddGpu(float* out, const float* in, float add, int64_t n, cuda::StreamView 
   const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 1024));
   AddKernel<<<blocks, 256, 0, stream.get()>>>(out, in, add, n);
   CONVEYOR_CHECK_LAUNCH("AddKernel");
+}
+
+void BytesToFloatGpu(float* out, const uint8_t* in, float add, int64_t n, cuda::StreamView stream) {
+  if (n <= 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((n + 255) / 256, 1024));
+  BytesToFloatKernel<<<blocks, 256, 0, stream.get()>>>(out, in, add, n);
+  CONVEYOR_CHECK_LAUNCH("BytesToFloatKernel");
 }
 
 }  // namespace conveyor::testing

@@ -21,5 +21,7 @@ struct AugmentDesc {
 void AugmentGpu(const AugmentDesc* descs, int num_samples, int64_t capacity, cuda::StreamView stream);
 // out[i] = in[i] + add, n floats.
 void AddGpu(float* out, const float* in, float add, int64_t n, cuda::StreamView stream);
+// out[i] = float(in[i]) + add: n bytes in device memory to n floats.
+void BytesToFloatGpu(float* out, const uint8_t* in, float add, int64_t n, cuda::StreamView stream);
 
 }  // namespace conveyor::testing

@@ -24,11 +24,6 @@ std::vector<TimelineEvent>& TimelineStore() {
   return events;
 }
 
-void Stamp(const std::string& node, int64_t iteration, bool start) {
-  std::lock_guard<std::mutex> lock(TimelineMutex());
-  TimelineStore().push_back({node, iteration, start, std::chrono::steady_clock::now()});
-}
-
 // A host callback queued on the stream: it stamps when the GPU reaches that point.
 struct PendingStamp {
   std::string node;
@@ -39,6 +34,14 @@ void CUDART_CB StampCallback(void* data) {
   std::unique_ptr<PendingStamp> p(static_cast<PendingStamp*>(data));
   Stamp(p->node, p->iteration, p->start);
 }
+
+}  // namespace
+
+void Stamp(const std::string& node, int64_t iteration, bool start) {
+  std::lock_guard<std::mutex> lock(TimelineMutex());
+  TimelineStore().push_back({node, iteration, start, std::chrono::steady_clock::now()});
+}
+
 void StampOnStream(StreamView stream, const std::string& node, int64_t iteration, bool start) {
   auto* p = new PendingStamp{node, iteration, start};
   const cudaError_t status = cudaLaunchHostFunc(stream.get(), StampCallback, p);
@@ -47,6 +50,8 @@ void StampOnStream(StreamView stream, const std::string& node, int64_t iteration
 }
 
 // ---------------------------------------------------------------------------------------------
+
+namespace {
 
 const OpSchema kPatternSchema = OpSchema("testing.pattern")
                                     .Doc("Float samples of PatternValue(iteration, sample, i).")

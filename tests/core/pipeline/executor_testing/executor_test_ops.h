@@ -8,6 +8,9 @@
 // |                     |        |            | timestamps around the GPU work (cudaLaunchHostFunc)  |
 // | testing.augment     | gpu    | yes        | out = fmaf(in, scale_s, bias_s) with per-sample      |
 // |                     |        |            | Philox draws read from a per-slot descriptor buffer  |
+// | testing.host_phase  | gpu    | no         | a GPU op with a host phase (operator.h): host-placed |
+// |                     |        |            | uint8 in; 255 - in on the pool into per-slot pinned  |
+// |                     |        |            | staging, async copy + kernel: out = that + add       |
 #pragma once
 
 #include <chrono>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cuda/stream.h"
 #include "core/op/philox.h"
 
 namespace conveyor::testing {
@@ -53,5 +57,16 @@ struct TimelineEvent {
 };
 void ClearTimeline();
 std::vector<TimelineEvent> Timeline();
+// Records a timeline event now (host) / when `stream` reaches this point (a host callback).
+void Stamp(const std::string& node, int64_t iteration, bool start);
+void StampOnStream(cuda::StreamView stream, const std::string& node, int64_t iteration, bool start);
+
+// What testing.host_phase writes for input byte `in`: exact in float32.
+inline float HostPhaseValue(uint8_t in, double add) {
+  return static_cast<float>(255 - in) + static_cast<float>(add);
+}
+// The most distinct threads one host phase of testing.host_phase ran on (since the last reset).
+int HostPhaseMaxThreads();
+void ResetHostPhaseMaxThreads();
 
 }  // namespace conveyor::testing

@@ -1,0 +1,204 @@
+// The executor's third operator shape, a GPU operator with a host phase (core/op/operator.h,
+// docs/executor.md), through testing.host_phase: a host-placed uint8 input read in Setup, a
+// per-sample host transform on the executor's pool into per-slot pinned staging, then an async
+// copy and a kernel on the GPU stage's stream. On a real GPU (tag gpu; skips without one).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cuda/stream.h"
+#include "core/error.h"
+#include "core/op/philox.h"
+#include "core/pipeline/pipeline.h"
+#include "core/tensor/copy.h"
+#include "tests/core/pipeline/executor_testing/executor_test_ops.h"
+#include "tests/util/gpu_test.h"
+
+namespace conveyor {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::DrawAugment;
+using testing::HostPhaseValue;
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSeed = 77;
+
+std::string Yaml(const std::string& ops, const std::string& outputs, int batch, int threads, int prefetch) {
+  return "pipeline: {name: host_phase_test, batch_size: " + std::to_string(batch) +
+         ", device: gpu, num_threads: " + std::to_string(threads) + ", prefetch_depth: " + std::to_string(prefetch) +
+         ", seed: " + std::to_string(kSeed) + ", graph_capture: true}\nops:\n" + ops + "outputs: [" + outputs + "]\n";
+}
+
+TensorListCPU ToHost(const TensorListGPU& list) {
+  cuda::Stream stream = cuda::Stream::Create();
+  TensorListCPU host;
+  CopyAsync(host, list, stream.view());  // waits on the list's ready event on `stream`
+  stream.Synchronize();
+  return host;
+}
+
+// Random bytes in samples of random length; the first `full` batches take `max_size` for every
+// sample, so every slot of the ring reaches its capacity during warm-up.
+class ByteBatches {
+ public:
+  ByteBatches(int batch, int64_t max_size, int full) : batch_(batch), max_size_(max_size), full_(full) {}
+  TensorListCPU Next() {
+    std::vector<Shape> shapes;
+    for (int s = 0; s < batch_; ++s) {
+      int64_t n = max_size_;
+      if (made_ >= full_) {
+        // About one sample in ten is empty: the padding and offsets of zero-size samples too.
+        n = rng_() % 10 == 0 ? 0 : 1 + static_cast<int64_t>(rng_() % static_cast<uint64_t>(max_size_));
+      }
+      shapes.push_back(Shape{n});
+    }
+    TensorListCPU list;
+    list.Resize(shapes, DType::kUInt8);
+    for (int s = 0; s < batch_; ++s) {
+      auto* p = static_cast<uint8_t*>(list.raw_sample(s));
+      for (int64_t i = 0; i < shapes[s].num_elements(); ++i) p[i] = static_cast<uint8_t>(rng_());
+    }
+    ++made_;
+    return list;
+  }
+
+ private:
+  int batch_;
+  int64_t max_size_;
+  int full_;
+  int made_ = 0;
+  std::mt19937_64 rng_{20261123};
+};
+
+// Feeds `p` from `batches`, keeping a copy of every batch fed (the reference) until checked.
+void FeedOne(Pipeline& p, ByteBatches& batches, std::deque<TensorListCPU>& fed) {
+  TensorListCPU batch = batches.Next();
+  TensorListCPU copy;
+  copy.Resize(batch.shapes(), batch.dtype());
+  if (batch.nbytes() > 0) std::memcpy(copy.raw_sample(0), batch.raw_sample(0), batch.nbytes());
+  fed.push_back(std::move(copy));
+  p.Feed("src", std::move(batch));
+}
+
+TEST(ExecutorHostPhase, MatchesTheHostReferenceAndTheCapturedSegmentAfterItStaysCaptured) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int kBatch = 5, kPrefetch = 3, kIterations = 60;
+  constexpr int64_t kMaxSize = 2000;
+  Pipeline p = Pipeline::FromYaml(Yaml(
+      "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
+      "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], args: {add: 3}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
+      "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n",
+      "y2, x", kBatch, 2, kPrefetch));
+  ByteBatches batches(kBatch, kMaxSize, kPrefetch);
+  std::deque<TensorListCPU> fed;
+  for (int i = 0; i < kPrefetch; ++i) FeedOne(p, batches, fed);
+  p.Build();
+  for (int64_t k = 0; k < kIterations; ++k) {
+    PipelineOutputs out = p.Outputs();
+    ASSERT_EQ(out.iteration(), k);
+    const TensorListCPU y2 = ToHost(out.Gpu(0));
+    const TensorListCPU x = ToHost(out.Gpu(1));
+    const TensorListCPU& in = fed.front();
+    ASSERT_EQ(x.shapes(), in.shapes()) << "iteration " << k;
+    ASSERT_EQ(y2.shapes(), in.shapes()) << "iteration " << k;
+    for (int s = 0; s < in.num_samples(); ++s) {
+      const auto* pin = static_cast<const uint8_t*>(in.raw_sample(s));
+      const auto* px = static_cast<const float*>(x.raw_sample(s));
+      const auto* py = static_cast<const float*>(y2.raw_sample(s));
+      const auto p1 = DrawAugment(kSeed, NodeId("a1"), k, s);
+      const auto p2 = DrawAugment(kSeed, NodeId("a2"), k, s);
+      for (int64_t i = 0; i < in.shape(s).num_elements(); ++i) {
+        const float want_x = HostPhaseValue(pin[i], 3.0);
+        ASSERT_EQ(px[i], want_x) << "iteration " << k << " sample " << s << " i " << i;
+        ASSERT_EQ(py[i], std::fmaf(std::fmaf(want_x, p1.scale, p1.bias), p2.scale, p2.bias))
+            << "iteration " << k << " sample " << s << " i " << i;
+      }
+    }
+    fed.pop_front();
+    out.Release();
+    if (k + kPrefetch < kIterations) {
+      FeedOne(p, batches, fed);
+      p.Run();
+    }
+  }
+  // hp is not capturable, so it ends a segment; a1 + a2 form the next one, captured once per slot
+  // in warm-up (full-size batches) and only replayed after: sizes vary within capacity.
+  const ExecutorCounters c = p.counters();
+  EXPECT_EQ(c.iterations, kIterations);
+  EXPECT_EQ(c.captures, kPrefetch);
+  EXPECT_EQ(c.replays, kIterations);
+}
+
+TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
+  CONVEYOR_REQUIRE_GPU();
+  testing::ClearTimeline();
+  testing::ResetHostPhaseMaxThreads();
+  constexpr int kBatch = 4;
+  // Host phase: 4 samples of 10 ms on a pool of 4; GPU work: 60 ms per iteration.
+  Pipeline p = Pipeline::FromYaml(Yaml(
+      "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
+      "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], "
+      "args: {sleep_ms: 10, spin_ms: 60, record: true}, outputs: [x]}\n",
+      "x", kBatch, 4, 2));
+  ByteBatches batches(kBatch, 1000, 2);
+  std::deque<TensorListCPU> fed;
+  for (int i = 0; i < 2; ++i) FeedOne(p, batches, fed);
+  p.Build();
+  for (int k = 0; k < 6; ++k) {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    fed.pop_front();
+    FeedOne(p, batches, fed);
+    p.Run();
+  }
+  EXPECT_GE(testing::HostPhaseMaxThreads(), 2) << "the host phase ran on one thread: not on the executor's pool";
+  std::map<std::pair<std::string, int64_t>, std::pair<Clock::time_point, Clock::time_point>> spans;
+  for (const auto& e : testing::Timeline()) {
+    auto& span = spans[{e.node, e.iteration}];
+    (e.start ? span.first : span.second) = e.time;
+  }
+  int overlapping = 0;
+  for (int64_t k = 1; k <= 3; ++k) {
+    ASSERT_TRUE(spans.count({"hp:host", k + 1}) && spans.count({"hp:gpu", k})) << "iteration " << k;
+    const auto host = spans[{"hp:host", k + 1}];
+    const auto gpu = spans[{"hp:gpu", k}];
+    if (host.first < gpu.second && gpu.first < host.second) ++overlapping;
+  }
+  EXPECT_EQ(overlapping, 3) << "the host phase of k + 1 must run while the GPU works on k";
+}
+
+TEST(ExecutorHostPhase, BadHostInputNamesTheNodeAndSample) {
+  CONVEYOR_REQUIRE_GPU();
+  Pipeline p = Pipeline::FromYaml(Yaml(
+      "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8}, outputs: [raw]}\n"
+      "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], outputs: [x]}\n",
+      "x", 2, 2, 1));
+  TensorListCPU bad;
+  bad.Resize({Shape{4}, Shape{2, 3}}, DType::kUInt8);
+  p.Feed("src", std::move(bad));
+  p.Build();
+  try {
+    p.Outputs();
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("iteration 0: node \"hp\" (op \"testing.host_phase\")"));
+    EXPECT_THAT(e.what(), HasSubstr("sample 1 has shape"));
+    EXPECT_THAT(e.what(), HasSubstr("expected 1-D bytes"));
+  }
+}
+
+}  // namespace
+}  // namespace conveyor
