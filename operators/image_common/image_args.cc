@@ -1,0 +1,56 @@
+#include "operators/image_common/image_args.h"
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+
+std::string DTypeList(const std::vector<DType>& dtypes) {
+  std::string s;
+  for (size_t i = 0; i < dtypes.size(); ++i) {
+    if (i > 0) s += i + 1 == dtypes.size() ? " or " : ", ";
+    s += std::string(DTypeName(dtypes[i]));
+  }
+  return s;
+}
+
+void CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
+                const std::vector<DType>& dtypes) {
+  const std::string where = spec.Describe() + ": input " + std::to_string(index) + ": ";
+  if (!layouts.empty()) {
+    bool ok = false;
+    for (const Layout& l : layouts) ok = ok || l == desc.layout;
+    if (!ok) {
+      std::string want;
+      for (size_t i = 0; i < layouts.size(); ++i) want += (i ? " or " : "") + std::string(layouts[i].str());
+      throw InvalidArgument(where + "expected layout " + want + ", got " +
+                            (desc.layout.empty() ? std::string("none") : std::string(desc.layout.str())));
+    }
+    for (size_t s = 0; s < desc.shapes.size(); ++s) {
+      if (desc.shapes[s].ndim() != desc.layout.ndim()) {
+        throw InvalidArgument(where + "sample " + std::to_string(s) + " has shape " + desc.shapes[s].ToString() +
+                              ", expected " + std::to_string(desc.layout.ndim()) + " dims (" +
+                              std::string(desc.layout.str()) + ")");
+      }
+    }
+  }
+  if (!dtypes.empty()) {
+    bool ok = false;
+    for (DType t : dtypes) ok = ok || t == desc.dtype;
+    if (!ok) {
+      throw InvalidArgument(where + "expected dtype " + DTypeList(dtypes) + ", got " + std::string(DTypeName(desc.dtype)));
+    }
+  }
+}
+
+std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const std::vector<double>& values,
+                              int64_t channels, int sample) {
+  if (values.size() == 1) return std::vector<float>(static_cast<size_t>(channels), static_cast<float>(values[0]));
+  if (static_cast<int64_t>(values.size()) != channels) {
+    throw InvalidArgument(spec.Describe() + ": argument \"" + arg + "\": expected 1 or " + std::to_string(channels) +
+                          " values (one per channel), got " + std::to_string(values.size()) + " at sample " +
+                          std::to_string(sample));
+  }
+  return std::vector<float>(values.begin(), values.end());
+}
+
+}  // namespace conveyor::ops

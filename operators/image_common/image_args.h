@@ -1,0 +1,30 @@
+// Argument and input checks shared by the per-pixel image operators. Messages name the node
+// (spec.Describe()), the argument or input, the sample, what was expected and what arrived.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/op/spec.h"
+#include "core/op/workspace.h"
+
+namespace conveyor::ops {
+
+// Throws InvalidArgument unless input `index` has one of `layouts` (when non-empty: samples must
+// then have as many dims as the layout letters) and one of `dtypes` (when non-empty):
+//   op "cmn" (cmn): input 0: expected layout HWC, got CHW
+//   op "cmn" (cmn): input 0: expected dtype uint8 or float32, got int32
+//   op "cmn" (cmn): input 0: sample 2 has shape (4, 5), expected 3 dims (HWC)
+void CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
+                const std::vector<DType>& dtypes);
+
+// `values` (an argument's list for one sample) expanded to `channels` floats: one value is
+// broadcast, otherwise there must be exactly one per channel:
+//   op "n" (normalize): argument "mean": expected 1 or 3 values (one per channel), got 2 at sample 0
+std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const std::vector<double>& values,
+                              int64_t channels, int sample);
+
+// "uint8 or float32" from a dtype list.
+std::string DTypeList(const std::vector<DType>& dtypes);
+
+}  // namespace conveyor::ops
