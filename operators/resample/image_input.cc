@@ -1,0 +1,64 @@
+#include "operators/resample/image_input.h"
+
+#include <string>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+namespace {
+
+template <typename T, typename F>
+std::string OneOf(const std::vector<T>& v, F name) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) {
+    s += (i == 0 ? "" : (i + 1 == v.size() ? " or " : ", "));
+    s += std::string(name(v[i]));
+  }
+  return s;
+}
+
+}  // namespace
+
+Layout CheckImageInput(const Workspace& ws, int input, const std::vector<Layout>& layouts,
+                       const std::vector<DType>& dtypes, int max_channels) {
+  const TensorListDesc d = ws.InputDesc(input);
+  const std::string where = ws.spec().Describe() + ": input " + std::to_string(input);
+  Layout layout = d.layout;
+  bool ok = false;
+  for (const Layout& l : layouts) ok = ok || l == layout;
+  if (layout.empty()) {
+    // An unlabelled batch (an external source, a reader of arrays) is taken as the first layout
+    // when its samples have that rank.
+    const int rank = d.shapes.empty() ? layouts[0].ndim() : d.shapes[0].ndim();
+    if (rank == layouts[0].ndim()) {
+      layout = layouts[0];
+      ok = true;
+    }
+  }
+  if (!ok) {
+    throw InvalidArgument(where + ": expected layout " + OneOf(layouts, [](const Layout& l) { return l.str(); }) +
+                          ", got " + (d.layout.empty() ? std::string("none") : std::string(d.layout.str())));
+  }
+  bool dtype_ok = false;
+  for (DType t : dtypes) dtype_ok = dtype_ok || t == d.dtype;
+  if (!dtype_ok) {
+    throw InvalidArgument(where + ": expected dtype " + OneOf(dtypes, [](DType t) { return DTypeName(t); }) +
+                          ", got " + std::string(DTypeName(d.dtype)));
+  }
+  const int c_axis = layout.find('C');
+  for (size_t i = 0; i < d.shapes.size(); ++i) {
+    const Shape& s = d.shapes[i];
+    if (s.ndim() != layout.ndim()) {
+      throw InvalidArgument(where + ": sample " + std::to_string(i) + ": expected " + std::to_string(layout.ndim()) +
+                            " dimensions (" + std::string(layout.str()) + "), got shape " + s.ToString());
+    }
+    // A zero-sized sample passes: it has no pixels to resample.
+    if (max_channels > 0 && c_axis >= 0 && s.num_elements() > 0 && s[c_axis] > max_channels) {
+      throw InvalidArgument(where + ": sample " + std::to_string(i) + ": expected at most " + std::to_string(max_channels) +
+                            " channels, got " + std::to_string(s[c_axis]) + " (shape " + s.ToString() + ")");
+    }
+  }
+  return layout;
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,23 @@
+// Input checks shared by the geometric image operators (resize, random_resized_crop, crop, flip).
+//
+// | check        | accepted                                     | message                                   |
+// |--------------|----------------------------------------------|-------------------------------------------|
+// | layout       | one of `layouts`; empty layout = the first    | op "x" (resize): input 0: expected layout |
+// |              | one when the sample rank matches it           | HWC, got CHW                              |
+// | dtype        | one of `dtypes`                               | ...: expected dtype uint8 or float32, got |
+// |              |                                               | int32                                     |
+// | channels     | HWC: 1..max_channels (0 = any)                | ...: sample 2: expected at most 8 channels,|
+// |              |                                               | got 9 (shape [4, 5, 9])                    |
+#pragma once
+
+#include <vector>
+
+#include "core/op/workspace.h"
+
+namespace conveyor::ops {
+
+// Returns the input's layout (the first of `layouts` when the input has none).
+Layout CheckImageInput(const Workspace& ws, int input, const std::vector<Layout>& layouts,
+                       const std::vector<DType>& dtypes, int max_channels);
+
+}  // namespace conveyor::ops

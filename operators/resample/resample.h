@@ -1,0 +1,65 @@
+// Resampling of an image window to an output size: the engine behind `resize` and
+// `random_resized_crop`. Plain functions; no CUDA syntax. The arithmetic (filters, taps, weights,
+// rounding) is in resample_math.h and identical on CPU and GPU: GPU outputs equal the CPU's bit
+// for bit.
+//
+// | what      | contract                                                                      |
+// |-----------|-------------------------------------------------------------------------------|
+// | layout    | HWC, interleaved channels (1..kMaxChannels), row-major, dense                  |
+// | dtypes    | in: uint8 or float32; out: uint8 (round half up, clamp) or float32             |
+// | window    | [y0, y0 + win_h) x [x0, x0 + win_w) inside the image; only it is read          |
+// | order     | horizontal pass into float, then vertical pass over those floats, taps in     |
+// |           | increasing index order (the CPU reference and the kernel alike)               |
+// | GPU       | one launch per batch; descriptors in device memory; grid from the output      |
+// |           | buffer's capacity and the sample count, tiles visited with grid-stride loops  |
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/cuda/stream.h"
+#include "core/tensor/dtype.h"
+#include "core/tensor/shape.h"
+#include "operators/resample/resample_math.h"
+
+namespace conveyor::ops {
+
+inline constexpr int kMaxResampleChannels = 8;
+
+// One sample. Written on the host (PrepareGpu / RunCpu) and read as is by the kernel.
+struct ResampleDesc {
+  const void* in;   // the image (not the window)
+  void* out;        // out_h x out_w x channels
+  int64_t in_row_stride;  // elements per input row (image width * channels)
+  int y0, x0;       // window origin in the image
+  int out_h, out_w;
+  int channels;
+  resample::Axis axis_y, axis_x;  // extents are the window's
+};
+
+// The descriptor of one sample: the window [y0, y0 + win_h) x [x0, x0 + win_w) of the HWC image
+// `in` (shape `in_shape`) resampled into `out` of shape (out_h, out_w, channels); all extents >= 1.
+// `antialias` stretches the filter on axes that are downscaled (scale > 1); nearest never is.
+ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0, int64_t x0, int64_t win_h,
+                              int64_t win_w, void* out, const Shape& out_shape, resample::Filter filter,
+                              bool antialias);
+
+// `interp_type` names: nearest | linear | cubic, and DALI's INTERP_NN | INTERP_LINEAR | INTERP_CUBIC.
+inline const std::vector<std::string>& InterpTypeNames() {
+  static const std::vector<std::string> names = {"nearest", "linear", "cubic", "INTERP_NN", "INTERP_LINEAR",
+                                                 "INTERP_CUBIC"};
+  return names;
+}
+resample::Filter ParseInterpType(const std::string& name);  // one of InterpTypeNames()
+
+// The CPU reference for one sample (host pointers).
+void ResampleCpu(const ResampleDesc& d, resample::Filter filter, DType in_dtype, DType out_dtype);
+
+// All samples in one launch. `descs`: device-readable array of `num_samples` descriptors (device
+// pointers). `capacity_bytes`: the output buffer's size (sizes the grid, so a captured launch
+// covers any batch that fits). Samples with out_h or out_w 0 are skipped.
+void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, resample::Filter filter,
+                 DType in_dtype, DType out_dtype, cuda::StreamView stream);
+
+}  // namespace conveyor::ops

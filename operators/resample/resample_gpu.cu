@@ -1,0 +1,193 @@
+// The resampling kernel: one launch per batch, blockIdx.y = sample, blocks along x visit the
+// sample's 32 x 16 output tiles (grid-stride). Per tile:
+//
+//   taps of the tile's 32 columns and 16 rows          (shared; first 16 weights cached)
+//   for each chunk of the input rows the tile needs:    (one chunk unless the downscale is large)
+//     horizontal pass: window rows -> float tmp[row][32][C]   (shared memory, never global)
+//     vertical pass:   acc[pixel][C] += w * tmp         (registers, 2 pixels per thread)
+//   write the 32 x 16 x C outputs (consecutive threads write consecutive pixels)
+//
+// The input is read once per tile (plus the filter's halo), the output written once; the
+// intermediate never leaves the SM. Arithmetic: resample_math.h, same as the CPU reference.
+#include <algorithm>
+
+#include "core/cuda/check.h"
+#include "core/error.h"
+#include "operators/resample/resample.h"
+
+namespace conveyor::ops {
+namespace {
+
+using resample::Axis;
+using resample::FAdd;
+using resample::Filter;
+using resample::FMul;
+using resample::MakeTap;
+using resample::Tap;
+using resample::Weight;
+
+constexpr int kTileW = 32;
+constexpr int kTileH = 16;
+constexpr int kRowThreads = 8;  // blockDim = (kTileW, kRowThreads)
+constexpr int kPixelsPerThread = kTileH / kRowThreads;
+constexpr int kCachedTaps = 16;
+constexpr int kTmpFloats = 8192;  // 32 KiB: the horizontal pass's rows of one chunk
+
+template <typename Out>
+__device__ __forceinline__ Out Convert(float v) {
+  if constexpr (sizeof(Out) == 1) {
+    return resample::ToUint8(v);
+  } else {
+    return v;
+  }
+}
+
+template <typename In, typename Out, Filter F>
+__global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const ResampleDesc* descs) {
+  __shared__ Tap tap_x[kTileW];
+  __shared__ Tap tap_y[kTileH];
+  __shared__ float w_x[kCachedTaps][kTileW];
+  __shared__ float w_y[kCachedTaps][kTileH];
+  __shared__ float tmp[kTmpFloats];
+
+  const ResampleDesc d = descs[blockIdx.y];
+  if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
+  const int c = d.channels;
+  const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
+                 static_cast<int64_t>(d.x0) * c;
+  Out* out = static_cast<Out*>(d.out);
+  const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
+  const int tiles = tiles_x * ((d.out_h + kTileH - 1) / kTileH);
+  const int rows_per_chunk = kTmpFloats / (kTileW * c);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int tile_y = tile / tiles_x;
+    const int ox0 = (tile - tile_y * tiles_x) * kTileW;
+    const int oy0 = tile_y * kTileH;
+    const int tw = min(kTileW, d.out_w - ox0);
+    const int th = min(kTileH, d.out_h - oy0);
+
+    __syncthreads();  // the previous tile is done with the taps and tmp
+    if (tid < tw) {
+      const Tap t = MakeTap(F, d.axis_x, ox0 + tid);
+      tap_x[tid] = t;
+      for (int k = 0; k < kCachedTaps && k < t.count; ++k) w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k);
+    } else if (tid >= kTileW && tid - kTileW < th) {
+      const int r = tid - kTileW;
+      const Tap t = MakeTap(F, d.axis_y, oy0 + r);
+      tap_y[r] = t;
+      for (int k = 0; k < kCachedTaps && k < t.count; ++k) w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k);
+    }
+    __syncthreads();
+    const int row_lo = tap_y[0].lo;
+    const int row_hi = tap_y[th - 1].lo + tap_y[th - 1].count;  // lo and lo + count grow with the row
+
+    float acc[kPixelsPerThread][kMaxResampleChannels];
+#pragma unroll
+    for (int p = 0; p < kPixelsPerThread; ++p) {
+#pragma unroll
+      for (int ch = 0; ch < kMaxResampleChannels; ++ch) acc[p][ch] = 0.f;
+    }
+
+    for (int chunk_lo = row_lo; chunk_lo < row_hi; chunk_lo += rows_per_chunk) {
+      const int chunk_hi = min(row_hi, chunk_lo + rows_per_chunk);
+      // Horizontal pass: thread column tx, rows strided by kRowThreads.
+      if (tx < tw) {
+        const Tap t = tap_x[tx];
+        for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {
+          const In* row = in + static_cast<int64_t>(r) * d.in_row_stride;
+          float h[kMaxResampleChannels];
+#pragma unroll
+          for (int ch = 0; ch < kMaxResampleChannels; ++ch) h[ch] = 0.f;
+          for (int k = 0; k < t.count; ++k) {
+            const float w = k < kCachedTaps ? w_x[k][tx] : Weight(F, d.axis_x, t, t.lo + k);
+            const In* px = row + static_cast<int64_t>(t.lo + k) * c;
+#pragma unroll
+            for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+              if (ch < c) h[ch] = FAdd(h[ch], FMul(w, static_cast<float>(px[ch])));
+            }
+          }
+          float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
+#pragma unroll
+          for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+            if (ch < c) dst[ch] = h[ch];
+          }
+        }
+      }
+      __syncthreads();
+      // Vertical pass: the rows of this chunk inside each owned pixel's taps, in index order.
+#pragma unroll
+      for (int p = 0; p < kPixelsPerThread; ++p) {
+        const int r = ty + p * kRowThreads;
+        if (r < th && tx < tw) {
+          const Tap t = tap_y[r];
+          const int j_lo = max(t.lo, chunk_lo), j_hi = min(t.lo + t.count, chunk_hi);
+          for (int j = j_lo; j < j_hi; ++j) {
+            const int k = j - t.lo;
+            const float w = k < kCachedTaps ? w_y[k][r] : Weight(F, d.axis_y, t, j);
+            const float* src = tmp + ((j - chunk_lo) * kTileW + tx) * c;
+#pragma unroll
+            for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+              if (ch < c) acc[p][ch] = FAdd(acc[p][ch], FMul(w, src[ch]));
+            }
+          }
+        }
+      }
+      __syncthreads();  // before the next chunk overwrites tmp
+    }
+
+#pragma unroll
+    for (int p = 0; p < kPixelsPerThread; ++p) {
+      const int r = ty + p * kRowThreads;
+      if (r < th && tx < tw) {
+        Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * c;
+#pragma unroll
+        for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+          if (ch < c) dst[ch] = Convert<Out>(acc[p][ch]);
+        }
+      }
+    }
+  }
+}
+
+template <typename In, typename Out>
+void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
+  const dim3 block(kTileW, kRowThreads);
+  switch (filter) {
+    case Filter::kNearest:
+      ResampleKernel<In, Out, Filter::kNearest><<<grid, block, 0, stream>>>(descs);
+      break;
+    case Filter::kLinear:
+      ResampleKernel<In, Out, Filter::kLinear><<<grid, block, 0, stream>>>(descs);
+      break;
+    case Filter::kCubic:
+      ResampleKernel<In, Out, Filter::kCubic><<<grid, block, 0, stream>>>(descs);
+      break;
+  }
+  CONVEYOR_CHECK_LAUNCH("ResampleKernel");
+}
+
+}  // namespace
+
+void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, Filter filter, DType in_dtype,
+                 DType out_dtype, cuda::StreamView stream) {
+  if (num_samples == 0 || capacity_bytes == 0) return;
+  // Blocks per sample: enough for the largest one-channel sample the capacity holds, but no more
+  // than ~2048 blocks in all (grid-stride loops cover the rest) so empty blocks cost nothing.
+  const int64_t out_size = out_dtype == DType::kUInt8 ? 1 : 4;
+  const int64_t tiles = std::max<int64_t>(capacity_bytes / out_size / num_samples / (kTileW * kTileH), 1);
+  const int64_t spread = std::max<int64_t>((2048 + num_samples - 1) / num_samples, 1);
+  const int blocks = static_cast<int>(std::min(tiles, spread));
+  const cudaStream_t s = stream.get();
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, s);
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return LaunchTyped<uint8_t, float>(descs, num_samples, blocks, filter, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return LaunchTyped<float, uint8_t>(descs, num_samples, blocks, filter, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return LaunchTyped<float, float>(descs, num_samples, blocks, filter, s);
+  throw InvalidArgument("resample: unsupported dtypes " + std::string(DTypeName(in_dtype)) + " -> " +
+                        std::string(DTypeName(out_dtype)));
+}
+
+}  // namespace conveyor::ops
