@@ -86,6 +86,7 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
     // First batch: the seed is known now (the pipeline's, unless the op has its own).
     options_.seed = seed_arg_ >= 0 ? static_cast<uint64_t>(seed_arg_) : ws.seed();
     core_.emplace(static_cast<int64_t>(dataset_.paths.size()), options_, spec().Describe());
+    if (restored_) core_->Restore(*restored_);
     seeded_ = true;
   }
   const std::vector<int64_t> batch = core_->NextBatch(ws.batch_size());
@@ -94,6 +95,11 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
   for (size_t i = 0; i < batch.size(); ++i) {
     files_[i].index = batch[i];
     batch_paths_[i] = dataset_.paths[static_cast<size_t>(batch[i])];
+  }
+  {
+    std::lock_guard<std::mutex> lock(sources_mutex_);
+    if (sources_.empty()) sources_.resize(static_cast<size_t>(kSourceHistory), {-1, {}});
+    sources_[static_cast<size_t>(ws.iteration() % kSourceHistory)] = {ws.iteration(), batch_paths_};
   }
   ws.ParallelFor(static_cast<int64_t>(files_.size()), 8, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
@@ -108,6 +114,22 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
     }
   });
   return SetupSamples(ws, files_);
+}
+
+std::vector<std::string> ReaderOp::SourcesOf(int64_t iteration) const {
+  std::lock_guard<std::mutex> lock(sources_mutex_);
+  if (iteration < 0 || sources_.empty()) return {};
+  const auto& [it, paths] = sources_[static_cast<size_t>(iteration % kSourceHistory)];
+  return it == iteration ? paths : std::vector<std::string>{};
+}
+
+void ReaderOp::RestoreState(const ReaderState& state) {
+  if (state.epoch < 0 || state.position < 0) {
+    throw InvalidArgument(spec().Describe() + ": cannot restore reader state " + ReaderCore::Save(state) +
+                          " (epoch and position must be >= 0)");
+  }
+  restored_ = state;
+  if (seeded_) core_->Restore(state);
 }
 
 void ReaderOp::RunCpu(Workspace& ws) {

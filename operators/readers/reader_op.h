@@ -10,8 +10,10 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/op/operator.h"
@@ -37,8 +39,19 @@ class ReaderOp : public Operator {
   std::optional<int64_t> EpochSize(int64_t batch_size) const final;
 
   const Dataset& dataset() const { return dataset_; }
-  // The files of the current batch, in sample order (for messages of later operators).
-  const std::vector<std::string>& batch_paths() const { return batch_paths_; }
+
+  // The files of iteration `iteration`'s batch, in sample order: how a later operator's message
+  // names the file of its sample i (a decoder says "sample 3 (file \"/data/x.jpg\")"). The last
+  // kSourceHistory iterations are kept — more than any prefetch depth, since the GPU stage runs
+  // up to prefetch_depth iterations behind the CPU stage; an older or future iteration gives an
+  // empty list. Thread-safe (the GPU stage asks while the CPU stage sets up the next batch).
+  static constexpr int64_t kSourceHistory = 64;
+  std::vector<std::string> SourcesOf(int64_t iteration) const;
+
+  // The reader's position (epoch, samples of it handed out), for checkpoints: the state after the
+  // last Setup. Restore before the next Setup continues from there (the seed must be the same).
+  ReaderState State() const { return core_->state(); }
+  void RestoreState(const ReaderState& state);
 
  protected:
   struct OpenFile {
@@ -51,8 +64,10 @@ class ReaderOp : public Operator {
   // Fills sample `i` of every output from `file`.
   virtual void ReadSample(Workspace& ws, int i, const OpenFile& file) = 0;
 
-  // "op \"r\" (readers.file): file \"/data/x.jpg\"": how messages about one file start.
+  // "op \"readers.file\" (r): file \"/data/x.jpg\"": how messages about one file start.
   std::string FileWhere(int64_t index) const;
+  // The files of the batch being set up / read (this iteration's SourcesOf).
+  const std::vector<std::string>& batch_paths() const { return batch_paths_; }
   // Reads exactly `bytes` at `offset` or throws InvalidArgument naming the file (short read =
   // the file changed or was truncated).
   void ReadExactly(const OpenFile& file, void* dst, int64_t bytes, int64_t offset) const;
@@ -67,6 +82,9 @@ class ReaderOp : public Operator {
   bool seeded_ = false;
   std::vector<OpenFile> files_;  // the current batch's, between Setup and RunCpu
   std::vector<std::string> batch_paths_;
+  std::optional<ReaderState> restored_;  // applied when the first Setup seeds the core
+  mutable std::mutex sources_mutex_;
+  std::vector<std::pair<int64_t, std::vector<std::string>>> sources_;  // ring, by iteration
 };
 
 }  // namespace conveyor::ops

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/op/harness.h"
 #include "core/pipeline/pipeline.h"
+#include "operators/readers/reader_op.h"
 #include "tests/conformance/conformance.h"
 #include "tests/operators/readers/dataset_fixture.h"
 
@@ -59,6 +60,48 @@ TEST(FileReader, FileRootServesEveryFileWithItsLabelInSortedOrder) {
   std::vector<std::string> want = d.sorted_paths;
   want.insert(want.end(), d.sorted_paths.begin(), d.sorted_paths.begin() + 3);
   EXPECT_EQ(seen, want);
+}
+
+TEST(FileReader, SourcesOfEachIterationNameItsFiles) {
+  const FileDataset d = MakeFileDataset(2, 5);
+  OpHarness h(Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true), Device::kCpu, 3);
+  const auto& reader = dynamic_cast<const ops::ReaderOp&>(h.op());
+  std::vector<std::vector<std::string>> by_iteration;
+  for (int it = 0; it < 5; ++it) {
+    h.set_iteration(it);
+    h.Run();
+    std::vector<std::string> files;
+    for (int i = 0; i < 3; ++i) files.push_back(PathOf(d, Bytes(h.OutputCpu(0), i)));
+    EXPECT_EQ(reader.SourcesOf(it), files) << "iteration " << it;
+    by_iteration.push_back(files);
+  }
+  // Earlier iterations stay answerable (the GPU stage lags the CPU stage); unknown ones are empty.
+  for (int it = 0; it < 5; ++it) EXPECT_EQ(reader.SourcesOf(it), by_iteration[static_cast<size_t>(it)]);
+  EXPECT_TRUE(reader.SourcesOf(5).empty());
+  EXPECT_TRUE(reader.SourcesOf(5 + ops::ReaderOp::kSourceHistory).empty());
+  EXPECT_TRUE(reader.SourcesOf(-1).empty());
+}
+
+TEST(FileReader, RestoredStateContinuesTheSameStream) {
+  const FileDataset d = MakeFileDataset(3, 4);
+  auto spec = [&] { return Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true); };
+  OpHarness a(spec(), Device::kCpu, 5);
+  for (int it = 0; it < 3; ++it) a.Run();  // 15 samples: into the second epoch of 12
+  const ops::ReaderState saved = dynamic_cast<const ops::ReaderOp&>(a.op()).State();
+  EXPECT_EQ(saved.epoch, 1);
+  EXPECT_EQ(saved.position, 3);
+  const std::string text = ops::ReaderCore::Save(saved);
+
+  OpHarness b(spec(), Device::kCpu, 5);
+  dynamic_cast<ops::ReaderOp&>(b.op()).RestoreState(ops::ReaderCore::Parse(text));
+  for (int it = 0; it < 4; ++it) {
+    a.Run();
+    b.Run();
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(Bytes(a.OutputCpu(0), i), Bytes(b.OutputCpu(0), i)) << it << " " << i;
+  }
+  EXPECT_THAT([&] { dynamic_cast<ops::ReaderOp&>(b.op()).RestoreState({-1, 0}); },
+              ::testing::ThrowsMessage<InvalidArgument>(
+                  HasSubstr("op \"readers.file\" (reader): cannot restore reader state epoch=-1 position=0")));
 }
 
 TEST(FileReader, ShuffledEpochsSeeEveryFileOnceInANewOrder) {
