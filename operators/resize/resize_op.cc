@@ -1,0 +1,133 @@
+// resize: resamples each HWC image to its own output size (per-sample arguments allowed).
+//
+// | input        | dtypes          | layouts           | output                                  |
+// |--------------|-----------------|-------------------|-----------------------------------------|
+// | images       | uint8, float32  | HWC, 1..8 channels | (out_h, out_w, C); dtype `dtype`        |
+//
+// Sizes: resize.h. Filters, antialiasing and rounding: operators/resample/resample_math.h.
+// GPU: PrepareGpu writes one ResampleDesc per sample into the slot's descriptors; RunGpu uploads
+// them and launches once, the grid sized from the output capacity — capturable.
+#include "core/op/registry.h"
+#include "core/op/slot_descriptors.h"
+#include "operators/resample/image_input.h"
+#include "operators/resample/resample.h"
+#include "operators/resize/resize.h"
+
+namespace conveyor::ops {
+namespace {
+
+const OpSchema kResizeSchema =
+    OpSchema("resize")
+        .Doc("Resizes HWC images (uint8 or float32) with nearest, linear or cubic interpolation; antialiased when "
+             "downscaling. Give exactly one of size, resize_x/resize_y, resize_shorter, resize_longer.")
+        .Input("images", {"HWC"}, {DType::kUInt8, DType::kFloat32})
+        .Output("resized")
+        .Arg<std::vector<double>>("size", std::vector<double>{},
+                                  "Output [h, w] (HW order, as the layout); a 0 side keeps the aspect ratio.",
+                                  PerSample::kAllowed)
+        .Min(0)
+        .Arg<double>("resize_x", 0.0, "Output width; alone, the height keeps the aspect ratio. 0: not given.",
+                     PerSample::kAllowed)
+        .Min(0)
+        .Arg<double>("resize_y", 0.0, "Output height; alone, the width keeps the aspect ratio. 0: not given.",
+                     PerSample::kAllowed)
+        .Min(0)
+        .Arg<double>("resize_shorter", 0.0, "Length of the shorter side; aspect ratio kept. 0: not given.",
+                     PerSample::kAllowed)
+        .Min(0)
+        .Arg<double>("resize_longer", 0.0, "Length of the longer side; aspect ratio kept. 0: not given.",
+                     PerSample::kAllowed)
+        .Min(0)
+        .Arg<std::vector<double>>("max_size", std::vector<double>{},
+                                  "Limit [m] or [h, w] on the output; aspect-keeping modes shrink to fit.")
+        .Min(0)
+        .Arg<std::string>("interp_type", "linear",
+                          "nearest, linear or cubic (Keys a = -0.5); DALI's INTERP_NN / INTERP_LINEAR / "
+                          "INTERP_CUBIC are accepted.")
+        .Choices(InterpTypeNames())
+        .Arg<bool>("antialias", true,
+                   "When downscaling an axis by s > 1, stretch the linear/cubic filter by s (support s or 2s).")
+        .Arg<std::string>("dtype", "same", "Output dtype: same (as the input), uint8 or float32.")
+        .Choices({"same", "uint8", "float32"})
+        .Backends({Device::kCpu, Device::kGpu})
+        .Capturable();
+
+class ResizeOp final : public Operator {
+ public:
+  explicit ResizeOp(const OpSpec& spec)
+      : Operator(spec),
+        filter_(ParseInterpType(spec.Arg<std::string>("interp_type"))),
+        antialias_(spec.Arg<bool>("antialias")),
+        dtype_(spec.Arg<std::string>("dtype")) {}
+
+  OutputDescs Setup(const Workspace& ws) override {
+    CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
+    const TensorListDesc in = ws.InputDesc(0);
+    OutputDesc out{{}, OutDType(in.dtype), "HWC"};
+    for (int i = 0; i < static_cast<int>(in.shapes.size()); ++i) {
+      const Shape& s = in.shapes[static_cast<size_t>(i)];
+      if (s.num_elements() == 0) {
+        out.shapes.push_back(Shape{0, 0, s[2]});
+        continue;
+      }
+      ResizeSizeArgs a;
+      a.size = ws.ArgForSample<std::vector<double>>("size", i);
+      a.resize_x = ws.ArgForSample<double>("resize_x", i);
+      a.resize_y = ws.ArgForSample<double>("resize_y", i);
+      a.resize_shorter = ws.ArgForSample<double>("resize_shorter", i);
+      a.resize_longer = ws.ArgForSample<double>("resize_longer", i);
+      a.max_size = ws.Arg<std::vector<double>>("max_size");
+      const auto [h, w] = ResizeOutputSize(s[0], s[1], a, ws.spec().Describe() + ": sample " + std::to_string(i));
+      out.shapes.push_back(Shape{h, w, s[2]});
+    }
+    return {out};
+  }
+
+  void RunCpu(Workspace& ws) override {
+    const TensorListCPU& in = ws.InputCpu(0);
+    TensorListCPU& out = ws.OutputCpu(0);
+    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const ResampleDesc d = Desc(in.raw_sample(static_cast<int>(i)), in.shape(static_cast<int>(i)),
+                                    out.raw_sample(static_cast<int>(i)), out.shape(static_cast<int>(i)));
+        ResampleCpu(d, filter_, in.dtype(), out.dtype());
+      }
+    });
+  }
+
+  void PrepareGpu(Workspace& ws) override {
+    const TensorListGPU& in = ws.InputGpu(0);
+    TensorListGPU& out = ws.OutputGpu(0);
+    ResampleDesc* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()), ws.stream());
+    for (int i = 0; i < in.num_samples(); ++i) d[i] = Desc(in.raw_sample(i), in.shape(i), out.raw_sample(i), out.shape(i));
+  }
+
+  void RunGpu(Workspace& ws) override {
+    const TensorListGPU& in = ws.InputGpu(0);
+    TensorListGPU& out = ws.OutputGpu(0);
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    const ResampleDesc* d = descs_.Upload(ws.slot(), ws.stream());
+    ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, in.dtype(), out.dtype(),
+                ws.stream());
+  }
+
+ private:
+  DType OutDType(DType in) const {
+    if (dtype_ == "uint8") return DType::kUInt8;
+    if (dtype_ == "float32") return DType::kFloat32;
+    return in;
+  }
+  ResampleDesc Desc(const void* in, const Shape& in_shape, void* out, const Shape& out_shape) const {
+    return MakeResampleDesc(in, in_shape, 0, 0, in_shape[0], in_shape[1], out, out_shape, filter_, antialias_);
+  }
+
+  resample::Filter filter_;
+  bool antialias_;
+  std::string dtype_;
+  SlotDescriptors<ResampleDesc> descs_;
+};
+
+const OperatorRegistration<ResizeOp> kRegistration(kResizeSchema);
+
+}  // namespace
+}  // namespace conveyor::ops
