@@ -1,11 +1,12 @@
 // SlotDescriptors<T>: the per-sample parameter arrays of a GPU operator, one per prefetch slot,
 // following the executor's contract (docs/executor.md, "Contracts for operators"):
 //
-//   PrepareGpu(ws):  T* d = descs_.Write(ws.slot(), n);  fill d[0..n)     (host, every iteration)
+//   PrepareGpu(ws):  T* d = descs_.Write(ws.slot(), n, ws.stream());  fill d[0..n)   (host, every iteration)
 //   RunGpu(ws):      const T* dev = descs_.Upload(ws.slot(), ws.stream()); launch(dev, ...)
 //
-// Write() returns the slot's pinned host array; the executor rewrites slot s only after its
-// previous GPU work finished, so no event is needed. Upload() queues one H2D copy of the array
+// Write() returns the slot's pinned host array (and grows both arrays: allocation is not allowed
+// while RunGpu is being captured); the executor rewrites slot s only after its previous GPU work
+// finished, so no event is needed. Upload() queues one H2D copy of the array
 // into the slot's device array and returns the device address: kernels then read descriptors
 // from device memory (a pinned, mapped read costs a PCIe round trip at every block start). Both
 // addresses stay put while the count does not grow, and a growth changes the sample count, which
@@ -28,12 +29,14 @@ class SlotDescriptors {
   static_assert(std::is_trivially_copyable_v<T>, "descriptors are copied bytewise to the device");
 
  public:
-  // The host array of `count` descriptors of `slot`, grown (never shrunk) as needed.
-  T* Write(int slot, size_t count) {
+  // The host array of `count` descriptors of `slot`, grown (never shrunk) as needed, with its
+  // device twin (allocated stream-ordered on `stream`).
+  T* Write(int slot, size_t count, StreamView stream) {
     Slot& s = At(slot);
     s.count = count;
     const size_t bytes = Bytes(count);
     if (s.host.empty() || s.host.size() < bytes) s.host = Buffer::Allocate(MemoryKind::kPinned, bytes);
+    if (s.device.empty() || s.device.size() < bytes) s.device = Buffer::Allocate(MemoryKind::kDevice, bytes, stream);
     return static_cast<T*>(s.host.host_ptr());
   }
 
@@ -41,8 +44,6 @@ class SlotDescriptors {
   // its device address.
   const T* Upload(int slot, StreamView stream) {
     Slot& s = At(slot);
-    const size_t bytes = Bytes(s.count);
-    if (s.device.empty() || s.device.size() < bytes) s.device = Buffer::Allocate(MemoryKind::kDevice, bytes, stream);
     if (s.count > 0) {
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(s.device.device_ptr(), s.host.host_ptr(), sizeof(T) * s.count,
                                           cudaMemcpyHostToDevice, stream.get()));

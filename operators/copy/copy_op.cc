@@ -38,7 +38,7 @@ class CopyOp final : public Operator {
   void PrepareGpu(Workspace& ws) override {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
-    SampleCopy* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()));
+    SampleCopy* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()), ws.stream());
     for (int s = 0; s < in.num_samples(); ++s) {
       d[s] = {in.raw_sample(s), out.raw_sample(s),
               in.shape(s).num_elements() * static_cast<int64_t>(DTypeSize(in.dtype()))};
