@@ -41,7 +41,6 @@ while read -r name path; do
     for tool in ${TOOLS//,/ }; do
       extra=()
       [ "$tool" = memcheck ] && extra=(--leak-check full)
-      [ "$tool" = initcheck ] && extra=(--track-unused-memory no)
       slog="$OUTDIR/$name.$tool.log"
       (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor CONVEYOR_UNDER_SANITIZER=1 \
           timeout "$STIMEOUT" compute-sanitizer --tool "$tool" --error-exitcode 99 "${extra[@]}" "$dir/$path" \
