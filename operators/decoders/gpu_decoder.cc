@@ -1,0 +1,578 @@
+#include "operators/decoders/gpu_decoder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+#include "core/cuda/check.h"
+#include "core/cuda/device.h"
+#include "core/cuda/event.h"
+#include "core/cuda/stream.h"
+#include "core/memory/buffer.h"
+#include "core/memory/memory_resource.h"
+#include "operators/decoders/nvjpeg/nvjpeg_loader.h"
+
+namespace conveyor::ops {
+
+using namespace nvjpeg;  // NOLINT: the nvJPEG names read best unqualified here
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr size_t kAlignment = 256;
+constexpr double kEma = 0.3;           // weight of the newest rate measurement
+constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
+constexpr double kInitialHwShare = 0.9;  // engines first
+
+std::optional<StreamView> ViewOf(cudaStream_t s) {
+  if (s == nullptr) return std::nullopt;
+  return StreamView(s);
+}
+
+// nvJPEG's allocations come from our pools, so steady state never reaches cudaMalloc.
+int DevMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
+  try {
+    *ptr = DefaultResource(MemoryKind::kDevice).Allocate(std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int DevFree(void*, void* ptr, size_t size, cudaStream_t stream) {
+  DefaultResource(MemoryKind::kDevice).Deallocate(ptr, std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+  return 0;
+}
+int PinnedMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
+  try {
+    *ptr = DefaultResource(MemoryKind::kPinned).Allocate(std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+    return 0;
+  } catch (...) {
+    return 1;
+  }
+}
+int PinnedFree(void*, void* ptr, size_t size, cudaStream_t stream) {
+  DefaultResource(MemoryKind::kPinned).Deallocate(ptr, std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+  return 0;
+}
+
+nvjpegDevAllocatorV2_t kDevAllocator{&DevMalloc, &DevFree, nullptr};
+nvjpegPinnedAllocatorV2_t kPinnedAllocator{&PinnedMalloc, &PinnedFree, nullptr};
+
+nvjpegOutputFormat_t FormatOf(DecodeColor c) {
+  switch (c) {
+    case DecodeColor::kRgb: return NVJPEG_OUTPUT_RGBI;
+    case DecodeColor::kBgr: return NVJPEG_OUTPUT_BGRI;
+    case DecodeColor::kGray: return NVJPEG_OUTPUT_Y;
+  }
+  return NVJPEG_OUTPUT_RGBI;
+}
+
+bool IsWhole(const GpuDecodeSample& s) {
+  return s.roi.y == 0 && s.roi.x == 0 && s.roi.h == s.height && s.roi.w == s.width;
+}
+
+nvjpegImage_t ImageOf(const GpuDecodeSample& s, int channels) {
+  nvjpegImage_t img{};
+  img.channel[0] = s.out;
+  img.pitch[0] = static_cast<size_t>(s.roi.w) * channels;
+  return img;
+}
+
+}  // namespace
+
+// One decoder kind (host Huffman or GPU Huffman) of a worker: its state and buffers. Two pinned
+// buffers alternate so the host phase of the next image can run while the previous image's
+// transfer still reads the other.
+struct HybridLane {
+  nvjpegJpegState_t state = nullptr;
+  nvjpegBufferDevice_t device_buffer = nullptr;
+  nvjpegBufferPinned_t pinned[2] = {nullptr, nullptr};
+  cuda::Event pinned_done[2];
+  int next = 0;
+};
+
+// Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each
+// ParallelFor chunk (so no thread ids are needed) and own a stream for their device phases.
+struct Worker {
+  cuda::Stream stream;
+  cuda::Event done;
+  nvjpegJpegStream_t jpeg_stream = nullptr;
+  nvjpegDecodeParams_t params = nullptr;
+  HybridLane lanes[2];  // 0: NVJPEG_BACKEND_HYBRID (host Huffman), 1: GPU_HYBRID
+  bool used = false;
+};
+
+struct SlotState {
+  nvjpegJpegState_t hw_state = nullptr;
+  std::vector<nvjpegJpegStream_t> hw_streams;  // per sample: headers for the support check
+  std::vector<nvjpegDecodeParams_t> hw_params;
+  cuda::Event done;             // end of this slot's last Decode on ws.stream()
+  cuda::Event start;            // outputs allocated: the workers' streams wait for it
+  cuda::Event hw_start, hw_end;  // timing of the engines' batch
+  bool hw_pending = false;
+  int64_t hw_images = 0;
+  double hw_host_s = 0;
+  Buffer staging;               // pinned, CPU-path outputs
+};
+
+struct GpuDecoder::Impl {
+  GpuDecoderOptions options;
+  const NvjpegLibrary* lib = nullptr;
+  nvjpegHandle_t handle = nullptr;     // CUDA backend
+  nvjpegHandle_t hw_handle = nullptr;  // engines
+  nvjpegJpegDecoder_t decoders[2] = {nullptr, nullptr};
+  std::vector<std::unique_ptr<SlotState>> slots;
+  std::mutex workers_mu;
+  std::vector<std::unique_ptr<Worker>> workers;  // all
+  std::vector<Worker*> free_workers;
+  double hw_rate = 0, cuda_rate = 0;  // images/s, EMA
+  double hw_share = kInitialHwShare;
+  mutable std::mutex counters_mu;
+  GpuDecoderCounters counters;
+  // Per-call scratch, reused.
+  std::vector<uint8_t> engine_ok;
+  std::vector<int> hw_list, cuda_list, cpu_list;
+  std::vector<const unsigned char*> hw_data;
+  std::vector<size_t> hw_lengths;
+  std::vector<nvjpegImage_t> hw_images;
+  std::vector<nvjpegDecodeParams_t> hw_param_list;
+  std::vector<size_t> staging_offsets;
+
+  const NvjpegApi& api() const { return lib->api(); }
+  void Init();
+  void Destroy() noexcept;
+  SlotState& Slot(int s);
+  Worker* TakeWorker();
+  void GiveWorker(Worker* w);
+  void DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws, const std::string& where);
+  void DecodeHardware(SlotState& slot, const std::vector<GpuDecodeSample>& samples, StreamView stream,
+                      const std::string& where);
+  void UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images);
+  void Unavailable(const std::string& why);
+};
+
+void GpuDecoder::Impl::Unavailable(const std::string& why) {
+  std::cerr << "conveyor: decoders (device gpu): nvJPEG unavailable, decoding on the CPU and uploading: " << why
+            << "\n";
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.nvjpeg_available = false;
+  counters.unavailable_reason = why;
+}
+
+void GpuDecoder::Impl::Init() {
+  counters.hw_share = 0;
+  if (options.paths == DecodePaths::kCpuOnly) return;
+  std::string why;
+  lib = SharedNvjpeg(&why);
+  if (lib == nullptr) return Unavailable(why);
+  cuda::DeviceGuard guard(options.device);
+  try {
+    CONVEYOR_NVJPEG_CHECK(api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, 0, &handle),
+                          lib->path());
+    CONVEYOR_NVJPEG_CHECK(api().nvjpegDecoderCreate(handle, NVJPEG_BACKEND_HYBRID, &decoders[0]), lib->path());
+    CONVEYOR_NVJPEG_CHECK(api().nvjpegDecoderCreate(handle, NVJPEG_BACKEND_GPU_HYBRID, &decoders[1]), lib->path());
+  } catch (const Error& e) {
+    Destroy();
+    lib = nullptr;
+    return Unavailable(e.what());
+  }
+  counters.nvjpeg_available = true;
+  if (options.paths == DecodePaths::kCudaOnly) return;
+  // GPUs without JPEG engines refuse the hardware backend; that is not an error.
+  const nvjpegStatus_t hw =
+      api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator, &kPinnedAllocator, 0, &hw_handle);
+  if (hw != NVJPEG_STATUS_SUCCESS) {
+    hw_handle = nullptr;
+    counters.unavailable_reason = std::string("no hardware JPEG engines: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE): ") +
+                                  StatusName(hw);
+    return;
+  }
+  counters.hardware_available = true;
+  hw_share = options.hw_load >= 0 ? options.hw_load : kInitialHwShare;
+  if (options.paths == DecodePaths::kHardwareOnly) hw_share = 1;
+  counters.hw_share = hw_share;
+}
+
+void GpuDecoder::Impl::Destroy() noexcept {
+  if (lib == nullptr) return;
+  const NvjpegApi& a = api();
+  for (auto& slot : slots) {
+    for (auto p : slot->hw_params) a.nvjpegDecodeParamsDestroy(p);
+    for (auto js : slot->hw_streams) a.nvjpegJpegStreamDestroy(js);
+    if (slot->hw_state != nullptr) a.nvjpegJpegStateDestroy(slot->hw_state);
+  }
+  for (auto& w : workers) {
+    if (w->stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(w->stream.get()));
+    for (HybridLane& lane : w->lanes) {
+      if (lane.state != nullptr) a.nvjpegJpegStateDestroy(lane.state);
+      if (lane.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(lane.device_buffer);
+      for (auto p : lane.pinned) {
+        if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
+      }
+    }
+    if (w->params != nullptr) a.nvjpegDecodeParamsDestroy(w->params);
+    if (w->jpeg_stream != nullptr) a.nvjpegJpegStreamDestroy(w->jpeg_stream);
+  }
+  workers.clear();
+  for (auto d : decoders) {
+    if (d != nullptr) a.nvjpegDecoderDestroy(d);
+  }
+  if (hw_handle != nullptr) a.nvjpegDestroy(hw_handle);
+  if (handle != nullptr) a.nvjpegDestroy(handle);
+  handle = hw_handle = nullptr;
+}
+
+SlotState& GpuDecoder::Impl::Slot(int s) {
+  while (static_cast<int>(slots.size()) <= s) {
+    auto slot = std::make_unique<SlotState>();
+    slot->done = cuda::Event::Create();
+    slot->start = cuda::Event::Create();
+    slot->hw_start = cuda::Event::Create(/*timing=*/true);
+    slot->hw_end = cuda::Event::Create(/*timing=*/true);
+    if (hw_handle != nullptr) CONVEYOR_NVJPEG_CHECK(api().nvjpegJpegStateCreate(hw_handle, &slot->hw_state), "engines");
+    slots.push_back(std::move(slot));
+  }
+  return *slots[s];
+}
+
+Worker* GpuDecoder::Impl::TakeWorker() {
+  {
+    std::lock_guard<std::mutex> lock(workers_mu);
+    if (!free_workers.empty()) {
+      Worker* w = free_workers.back();
+      free_workers.pop_back();
+      return w;
+    }
+  }
+  // A new worker: only while the number of concurrent chunks grows (warm-up).
+  auto w = std::make_unique<Worker>();
+  w->stream = cuda::Stream::Create();
+  w->done = cuda::Event::Create();
+  const NvjpegApi& a = api();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(handle, &w->jpeg_stream), "CUDA backend worker");
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(handle, &w->params), "CUDA backend worker");
+  for (int k = 0; k < 2; ++k) {
+    HybridLane& lane = w->lanes[k];
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle, decoders[k], &lane.state), "CUDA backend worker");
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle, &kDevAllocator, &lane.device_buffer), "CUDA backend worker");
+    for (int b = 0; b < 2; ++b) {
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle, &kPinnedAllocator, &lane.pinned[b]), "CUDA backend worker");
+      lane.pinned_done[b] = cuda::Event::Create();
+    }
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(lane.state, lane.device_buffer), "CUDA backend worker");
+  }
+  std::lock_guard<std::mutex> lock(workers_mu);
+  workers.push_back(std::move(w));
+  return workers.back().get();
+}
+
+void GpuDecoder::Impl::GiveWorker(Worker* w) {
+  std::lock_guard<std::mutex> lock(workers_mu);
+  free_workers.push_back(w);
+}
+
+// One image through the decoupled API: host phase on this thread, device phases on the worker's
+// stream (which already waits for ws.stream(), where the outputs were allocated).
+void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws,
+                                  const std::string& where) {
+  (void)ws;
+  const NvjpegApi& a = api();
+  const int kind = s.height * s.width > options.hybrid_huffman_threshold ? 1 : 0;
+  HybridLane& lane = w.lanes[kind];
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle, s.data, s.size, 0, 0, w.jpeg_stream), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options.color)), where);
+  if (IsWhole(s)) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(w.params, 0, 0, -1, -1), where);
+  } else {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(w.params, static_cast<int>(s.roi.x), static_cast<int>(s.roi.y),
+                                                     static_cast<int>(s.roi.w), static_cast<int>(s.roi.h)),
+                          where);
+  }
+  // The pinned buffer we are about to refill may still feed the transfer of an earlier image.
+  const int b = lane.next;
+  lane.next ^= 1;
+  lane.pinned_done[b].Synchronize();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachPinnedBuffer(lane.state, lane.pinned[b]), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegHost(handle, decoders[kind], lane.state, w.params, w.jpeg_stream), where);
+  CONVEYOR_NVJPEG_CHECK(
+      a.nvjpegDecodeJpegTransferToDevice(handle, decoders[kind], lane.state, w.jpeg_stream, w.stream.get()), where);
+  lane.pinned_done[b].Record(w.stream.view());
+  nvjpegImage_t img = ImageOf(s, DecodeChannels(options.color));
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle, decoders[kind], lane.state, &img, w.stream.get()), where);
+  (void)i;
+}
+
+void GpuDecoder::Impl::DecodeHardware(SlotState& slot, const std::vector<GpuDecodeSample>& samples,
+                                      StreamView stream, const std::string& where) {
+  const NvjpegApi& a = api();
+  const int n = static_cast<int>(hw_list.size());
+  hw_data.resize(n);
+  hw_lengths.resize(n);
+  hw_images.resize(n);
+  hw_param_list.resize(n);
+  bool any_roi = false;
+  for (int k = 0; k < n; ++k) {
+    const GpuDecodeSample& s = samples[hw_list[k]];
+    hw_data[k] = s.data;
+    hw_lengths[k] = s.size;
+    hw_images[k] = ImageOf(s, DecodeChannels(options.color));
+    hw_param_list[k] = slot.hw_params[hw_list[k]];
+    any_roi |= !IsWhole(s);
+  }
+  const auto t0 = Clock::now();
+  slot.hw_start.Record(stream);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, slot.hw_state, n, 1, FormatOf(options.color)),
+                        where + ": engines");
+  if (any_roi) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(hw_handle, slot.hw_state, hw_data.data(), hw_lengths.data(),
+                                                  hw_images.data(), hw_param_list.data(), stream.get()),
+                          where + ": engines, " + std::to_string(n) + " images");
+  } else {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(hw_handle, slot.hw_state, hw_data.data(), hw_lengths.data(),
+                                                hw_images.data(), stream.get()),
+                          where + ": engines, " + std::to_string(n) + " images");
+  }
+  slot.hw_end.Record(stream);
+  slot.hw_host_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  slot.hw_images = n;
+  slot.hw_pending = true;
+}
+
+// Moves the engines' share toward the split that makes both paths finish together:
+// share = hw_rate / (hw_rate + cuda_rate). The engines' time of a slot is read when its events
+// have completed (the next use of the slot), never waited for.
+void GpuDecoder::Impl::UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images) {
+  if (slot.hw_pending && slot.hw_end.Query()) {
+    const double gpu_s = cuda::Event::ElapsedMs(slot.hw_start, slot.hw_end) / 1e3;
+    const double s = std::max(gpu_s, slot.hw_host_s);
+    if (s > 0 && slot.hw_images > 0) {
+      const double r = slot.hw_images / s;
+      hw_rate = hw_rate == 0 ? r : (1 - kEma) * hw_rate + kEma * r;
+    }
+    slot.hw_pending = false;
+  }
+  if (cuda_images > 0 && cuda_seconds > 0) {
+    const double r = cuda_images / cuda_seconds;
+    cuda_rate = cuda_rate == 0 ? r : (1 - kEma) * cuda_rate + kEma * r;
+  }
+  if (options.hw_load >= 0 || options.paths != DecodePaths::kAuto || hw_handle == nullptr) return;
+  if (hw_rate > 0 && cuda_rate > 0) {
+    hw_share = std::clamp(hw_rate / (hw_rate + cuda_rate), kMinShare, 1 - kMinShare);
+  }
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.hw_share = hw_share;
+}
+
+GpuDecoder::GpuDecoder(const GpuDecoderOptions& options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->Init();
+}
+
+GpuDecoder::~GpuDecoder() {
+  for (auto& slot : impl_->slots) {
+    if (slot->done) CONVEYOR_CUDA_CHECK_NOTHROW(cudaEventSynchronize(slot->done.get()));
+  }
+  impl_->Destroy();
+}
+
+GpuDecoderCounters GpuDecoder::counters() const {
+  std::lock_guard<std::mutex> lock(impl_->counters_mu);
+  return impl_->counters;
+}
+
+namespace {
+
+// Returns a worker to the free list when a chunk ends, also by exception.
+struct WorkerLease {
+  GpuDecoder::Impl& impl;
+  Worker* w;
+  ~WorkerLease() { impl.GiveWorker(w); }
+};
+
+bool IsRefusal(nvjpegStatus_t s) {
+  return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED ||
+         s == NVJPEG_STATUS_ARCH_MISMATCH;
+}
+
+}  // namespace
+
+void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Workspace& ws,
+                        const CpuDecodeFn& cpu_decode, const DescribeFn& describe, const std::string& where) {
+  Impl& d = *impl_;
+  const int n = static_cast<int>(samples.size());
+  const StreamView stream = ws.stream();
+  cuda::DeviceGuard guard(d.options.device);
+  SlotState& slot = d.Slot(ws.slot());
+  // This slot's host buffers (staging, decode parameters) were last read by its previous call;
+  // under the executor that work has finished already, so this returns at once.
+  slot.done.Synchronize();
+  auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
+  const int channels = DecodeChannels(d.options.color);
+  const bool nv = d.lib != nullptr;
+  const bool engines = nv && d.hw_handle != nullptr && d.options.paths != DecodePaths::kCudaOnly &&
+                       d.options.paths != DecodePaths::kCpuOnly;
+
+  // A: classify. The engines' support check needs each header parsed (cheap, in parallel).
+  d.engine_ok.assign(n, 0);
+  if (engines) {
+    const NvjpegApi& a = d.api();
+    while (static_cast<int>(slot.hw_streams.size()) < n) {
+      nvjpegJpegStream_t js = nullptr;
+      nvjpegDecodeParams_t p = nullptr;
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(d.hw_handle, &js), where);
+      slot.hw_streams.push_back(js);
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(d.hw_handle, &p), where);
+      slot.hw_params.push_back(p);
+    }
+    const nvjpegOutputFormat_t format = FormatOf(d.options.color);
+    ws.ParallelFor(n, 8, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int i = static_cast<int>(k);
+        const GpuDecodeSample& s = samples[i];
+        if (!s.is_jpeg) continue;
+        // A header the engines cannot parse goes to the CUDA backend, which reports it properly.
+        if (a.nvjpegJpegStreamParseHeader(d.hw_handle, s.data, s.size, slot.hw_streams[i]) != NVJPEG_STATUS_SUCCESS) {
+          continue;
+        }
+        nvjpegDecodeParams_t p = slot.hw_params[i];
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(p, format), sample_where(i));
+        int unsupported = 1;
+        if (a.nvjpegDecodeBatchedSupportedEx != nullptr && a.nvjpegDecodeBatchedEx != nullptr) {
+          if (IsWhole(s)) {
+            CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(p, 0, 0, -1, -1), sample_where(i));
+          } else {
+            CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(p, static_cast<int>(s.roi.x), static_cast<int>(s.roi.y),
+                                                             static_cast<int>(s.roi.w), static_cast<int>(s.roi.h)),
+                                  sample_where(i));
+          }
+          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupportedEx(d.hw_handle, slot.hw_streams[i], p, &unsupported),
+                                sample_where(i));
+        } else if (IsWhole(s)) {
+          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupported(d.hw_handle, slot.hw_streams[i], &unsupported),
+                                sample_where(i));
+        }
+        d.engine_ok[i] = unsupported == 0 ? 1 : 0;  // the documented "0 = supported"
+      }
+    });
+  }
+  d.hw_list.clear();
+  d.cuda_list.clear();
+  d.cpu_list.clear();
+  int64_t refused = 0;
+  double acc = 0;
+  for (int i = 0; i < n; ++i) {
+    const GpuDecodeSample& s = samples[i];
+    if (!nv || !s.is_jpeg || d.options.paths == DecodePaths::kCpuOnly || s.roi.h == 0 || s.roi.w == 0) {
+      d.cpu_list.push_back(i);
+    } else if (d.engine_ok[i]) {
+      // Bresenham-style interleaving keeps both paths' shares of big and small images alike.
+      acc += d.hw_share;
+      if (acc >= 1 - 1e-9) {
+        acc -= 1;
+        d.hw_list.push_back(i);
+      } else {
+        d.cuda_list.push_back(i);
+      }
+    } else if (d.options.paths == DecodePaths::kHardwareOnly) {
+      d.cpu_list.push_back(i);
+      ++refused;
+    } else {
+      d.cuda_list.push_back(i);
+    }
+  }
+
+  // B: engines (item 0) and CUDA backend (one item per image), in parallel.
+  std::vector<uint8_t> fallback(n, 0);
+  std::mutex used_mu;
+  std::vector<Worker*> used;
+  const int hw_items = d.hw_list.empty() ? 0 : 1;
+  const int64_t items = hw_items + static_cast<int64_t>(d.cuda_list.size());
+  const auto b_start = Clock::now();
+  std::atomic<int64_t> cuda_end_ns{0};
+  if (!d.cuda_list.empty()) slot.start.Record(stream);
+  if (items > 0) {
+    const int device = d.options.device;
+    ws.ParallelFor(items, 1, [&](int64_t begin, int64_t end) {
+      cuda::DeviceGuard chunk_guard(device);
+      Worker* w = nullptr;
+      std::optional<WorkerLease> lease;
+      for (int64_t item = begin; item < end; ++item) {
+        if (item < hw_items) {
+          d.DecodeHardware(slot, samples, stream, where);
+          continue;
+        }
+        const int i = d.cuda_list[item - hw_items];
+        if (w == nullptr) {
+          w = d.TakeWorker();
+          lease.emplace(WorkerLease{d, w});
+          CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), slot.start.get(), 0));
+        }
+        try {
+          d.DecodeCuda(*w, samples[i], i, ws, sample_where(i));
+        } catch (const NvjpegError& e) {
+          if (!IsRefusal(e.status())) throw;
+          fallback[i] = 1;
+        }
+      }
+      if (w != nullptr) {
+        w->done.Record(w->stream.view());
+        std::lock_guard<std::mutex> lock(used_mu);
+        used.push_back(w);
+        const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+        int64_t prev = cuda_end_ns.load();
+        while (prev < t && !cuda_end_ns.compare_exchange_weak(prev, t)) {
+        }
+      }
+    });
+  }
+  for (Worker* w : used) w->done.Wait(stream);  // a worker used twice: its last record covers both
+  int64_t cuda_refused = 0;
+  for (int i : d.cuda_list) {
+    if (fallback[i]) {
+      d.cpu_list.push_back(i);
+      ++cuda_refused;
+    }
+  }
+  refused += cuda_refused;
+
+  // C: the CPU path into pinned staging, then one upload per sample.
+  if (!d.cpu_list.empty()) {
+    d.staging_offsets.resize(d.cpu_list.size());
+    size_t total = 0;
+    for (size_t k = 0; k < d.cpu_list.size(); ++k) {
+      const GpuDecodeSample& s = samples[d.cpu_list[k]];
+      d.staging_offsets[k] = total;
+      total += (static_cast<size_t>(s.roi.h * s.roi.w * channels) + 63) / 64 * 64;
+    }
+    if (slot.staging.size() < total) {
+      size_t cap = 1 << 16;
+      while (cap < total) cap *= 2;
+      slot.staging = Buffer::Allocate(MemoryKind::kPinned, cap);
+    }
+    uint8_t* base = static_cast<uint8_t*>(slot.staging.host_ptr());
+    ws.ParallelFor(static_cast<int64_t>(d.cpu_list.size()), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) cpu_decode(d.cpu_list[k], base + d.staging_offsets[k]);
+    });
+    for (size_t k = 0; k < d.cpu_list.size(); ++k) {
+      const GpuDecodeSample& s = samples[d.cpu_list[k]];
+      const size_t bytes = static_cast<size_t>(s.roi.h * s.roi.w * channels);
+      if (bytes == 0) continue;
+      CONVEYOR_CUDA_CHECK(
+          cudaMemcpyAsync(s.out, base + d.staging_offsets[k], bytes, cudaMemcpyHostToDevice, stream.get()));
+    }
+  }
+  slot.done.Record(stream);
+
+  const double cuda_s = cuda_end_ns.load() / 1e9;
+  if (nv) d.UpdateBalance(slot, cuda_s, static_cast<int64_t>(d.cuda_list.size()));
+  std::lock_guard<std::mutex> lock(d.counters_mu);
+  d.counters.images_hardware += static_cast<int64_t>(d.hw_list.size());
+  d.counters.images_cuda += static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;
+  d.counters.images_cpu += static_cast<int64_t>(d.cpu_list.size());
+  d.counters.fallbacks += refused;
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,104 @@
+// GpuDecoder: batched JPEG decoding into device memory, split between the GPU's hardware JPEG
+// engines, nvJPEG's CUDA backend and CPU threads, balancing itself from measured throughput.
+//
+//   Decode(samples, ws):                       ws.ParallelFor on the executor's CPU threads
+//   A  classify (parallel)  parse headers, engines' support check per image (ROI included)
+//   B  decode   (parallel)  item 0: engines — one nvjpegDecodeBatched(Ex) on ws.stream()
+//                           other items: CUDA backend, one image each — nvjpegJpegStreamParse,
+//                             nvjpegDecodeJpegHost (Huffman on this thread), then
+//                             TransferToDevice + DecodeJpegDevice on the worker's lane stream
+//   C  CPU      (parallel)  the caller's CPU decode (PNG, anything nvJPEG refuses) into pinned
+//                           staging, then one async copy per sample on ws.stream()
+//   join                    ws.stream() waits for every lane stream used (events): no host sync
+//
+// | item            | contract                                                                 |
+// |-----------------|--------------------------------------------------------------------------|
+// | samples[i].out  | device memory, roi.h * roi.w * channels bytes, HWC, pitch roi.w*channels |
+// | color           | kRgb (NVJPEG_OUTPUT_RGBI), kBgr (BGRI), kGray (Y): 3, 3, 1 channels      |
+// | roi             | inside the image; the whole image when not cropping                     |
+// | cpu_decode      | fn(i, host_dst): decodes sample i's roi into host_dst (same layout)      |
+// | ws              | stream() set; slot() < num_slots; host buffers of a slot are rewritten   |
+// |                 | only after that slot's previous GPU work finished (an event check)       |
+// | errors          | NvjpegError naming the call, the status and "sample i (where(i))"       |
+// | no nvJPEG / GPU | everything goes to the CPU path; said once on stderr; counted           |
+//
+// Self-balancing: the images the engines accept are split between engines and CUDA backend in
+// proportion to each path's measured rate (images/s; engines: GPU events around their batch,
+// read one iteration later without waiting; CUDA: wall time of its part of phase B), smoothed
+// (EMA), starting engines-first, with a small share kept on each path so both stay measured.
+// `hw_load` in [0, 1] fixes the engines' share instead (DALI's hw_decoder_load); -1: automatic.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/op/workspace.h"
+#include "operators/common/crop_window.h"
+
+namespace conveyor::ops {
+
+enum class DecodeColor { kRgb, kBgr, kGray };
+inline int DecodeChannels(DecodeColor c) { return c == DecodeColor::kGray ? 1 : 3; }
+
+// Which paths may decode (tests and benchmarks force one; kAuto mixes all).
+enum class DecodePaths { kAuto, kHardwareOnly, kCudaOnly, kCpuOnly };
+
+struct GpuDecodeSample {
+  const uint8_t* data = nullptr;  // encoded bytes, host
+  size_t size = 0;
+  bool is_jpeg = true;            // false: PNG or other → CPU path
+  int64_t height = 0, width = 0;  // the whole image
+  CropWindow roi;                 // the window to produce
+  uint8_t* out = nullptr;         // device
+};
+
+struct GpuDecoderOptions {
+  DecodeColor color = DecodeColor::kRgb;
+  DecodePaths paths = DecodePaths::kAuto;
+  double hw_load = -1;  // engines' share of the images they accept; -1 automatic
+  int device = 0;
+  // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
+  // (DALI's hybrid_huffman_threshold).
+  int64_t hybrid_huffman_threshold = 1000 * 1000;
+};
+
+struct GpuDecoderCounters {
+  int64_t images_hardware = 0;  // decoded by the JPEG engines
+  int64_t images_cuda = 0;      // nvJPEG CUDA backend
+  int64_t images_cpu = 0;       // CPU path (PNG, forced, fallbacks)
+  int64_t fallbacks = 0;        // JPEGs nvJPEG refused, decoded on the CPU instead
+  bool nvjpeg_available = false;
+  bool hardware_available = false;
+  double hw_share = 0;          // the engines' current share of accepted images
+  std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
+};
+
+using CpuDecodeFn = std::function<void(int sample, uint8_t* host_dst)>;
+// "file.jpg (reader index 12)" for sample i; used only to build error messages.
+using DescribeFn = std::function<std::string(int sample)>;
+
+class GpuDecoder {
+ public:
+  explicit GpuDecoder(const GpuDecoderOptions& options);
+  ~GpuDecoder();
+  GpuDecoder(const GpuDecoder&) = delete;
+  GpuDecoder& operator=(const GpuDecoder&) = delete;
+
+  // Queues the decoding of every sample on ws.stream() (see the table above). `where` prefixes
+  // error messages (the op's spec.Describe()).
+  void Decode(const std::vector<GpuDecodeSample>& samples, const Workspace& ws, const CpuDecodeFn& cpu_decode,
+              const DescribeFn& describe, const std::string& where);
+
+  GpuDecoderCounters counters() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace conveyor::ops
