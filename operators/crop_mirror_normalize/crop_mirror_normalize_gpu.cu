@@ -1,0 +1,170 @@
+// One block per tile of kRows output rows x kCols output columns of one sample:
+//
+//   1. load: the tile's input row segments (C * cols elements each, mirrored or not the same
+//      bytes) with aligned 16-byte loads into shared memory — coalesced, each byte read once;
+//   2. write: each thread produces 8 consecutive outputs of one plane (CHW) or of the
+//      interleaved row (HWC) from shared memory and stores them with one vector store
+//      (8 x fp16 = 16 B); a warp covers 32 such groups of one row: coalesced.
+//
+// grid = (tiles from the output capacity, samples); blocks stride over their sample's tiles,
+// so a captured launch replays correctly while windows change within the capacity.
+#include "core/cuda/check.h"
+#include "core/error.h"
+#include "operators/crop_mirror_normalize/crop_mirror_normalize.h"
+#include "operators/image_common/convert.h"
+#include "operators/image_common/vec_io.cuh"
+
+namespace conveyor::ops {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kRows = 8;
+constexpr int kCols = 256;   // output columns per tile (32 groups of 8)
+constexpr int kGroup = 8;    // outputs per thread and step
+
+template <typename In>
+struct TileSmem {
+  static constexpr int kRowBytes = kCols * kCmnMaxChannels * static_cast<int>(sizeof(In)) + 32;
+  alignas(16) unsigned char rows[kRows][kRowBytes];
+  int lead[kRows];  // offset of the segment's first byte inside rows[r]
+};
+
+template <typename Out, typename In, bool kChw>
+__global__ void __launch_bounds__(kThreads) CmnKernel(const CmnSample* samples) {
+  __shared__ TileSmem<In> smem;
+  const CmnSample& sd = samples[blockIdx.y];
+  const int h = sd.h, w = sd.w, C = sd.channels, Co = sd.out_channels;
+  if (h <= 0 || w <= 0) return;
+  const bool mirror = sd.mirror != 0;
+  __shared__ float mul[kCmnMaxChannels], add[kCmnMaxChannels];
+  if (threadIdx.x < kCmnMaxChannels) {
+    mul[threadIdx.x] = sd.mul[threadIdx.x];
+    add[threadIdx.x] = sd.add[threadIdx.x];
+  }
+  const unsigned char* in_base = static_cast<const unsigned char*>(sd.in);
+  const int64_t in_bytes = sd.in_bytes;
+  Out* out = static_cast<Out*>(sd.out);
+  const int tiles_y = (h + kRows - 1) / kRows, tiles_x = (w + kCols - 1) / kCols;
+  const int num_tiles = tiles_y * tiles_x;
+  const bool vec_ok = kChw ? (w % kGroup == 0) : ((static_cast<int64_t>(w) * Co) % kGroup == 0);
+
+  for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+    const int y_begin = ty * kRows, rows = min(kRows, h - y_begin);
+    const int cx = tx * kCols, cw = min(kCols, w - cx);
+    const int xs = mirror ? w - cx - cw : cx;  // first window column the tile reads
+    const int seg_bytes = cw * C * static_cast<int>(sizeof(In));
+
+    // 1. load rows x segment with 16-byte loads aligned down from the segment start.
+    __syncthreads();  // the previous tile's reads of smem are done
+    int nvec_max = 0;
+    {
+      // Every row's lead < 16, so ceil((15 + seg_bytes) / 16) vectors cover any row.
+      nvec_max = (15 + seg_bytes + 15) / 16;
+      const int total = rows * nvec_max;
+      for (int i = threadIdx.x; i < total; i += kThreads) {
+        const int r = i / nvec_max, v = i - r * nvec_max;
+        const int64_t start = ((static_cast<int64_t>(sd.y0) + y_begin + r) * sd.in_row_stride +
+                               static_cast<int64_t>(sd.x0 + xs) * C) * static_cast<int64_t>(sizeof(In));
+        const int64_t aligned = start & ~int64_t{15};
+        const int lead = static_cast<int>(start - aligned);
+        if (v == 0) smem.lead[r] = lead;
+        if (v * 16 >= lead + seg_bytes) continue;
+        const int64_t at = aligned + v * 16;
+        unsigned char* dst = &smem.rows[r][v * 16];
+        if (at + 16 <= in_bytes) {
+          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(in_base + at);
+        } else {
+          for (int b = 0; b < 16 && at + b < in_bytes; ++b) dst[b] = in_base[at + b];  // never read past the sample
+        }
+      }
+    }
+    __syncthreads();
+
+    // 2. write.
+    if constexpr (kChw) {
+      const int items = rows * Co * (kCols / kGroup);
+      for (int i = threadIdx.x; i < items; i += kThreads) {
+        const int g = i & (kCols / kGroup - 1), rc = i / (kCols / kGroup);
+        const int r = rc / Co, c = rc - r * Co;
+        const int x_first = g * kGroup;  // column inside the tile
+        if (x_first >= cw) continue;
+        const In* src = reinterpret_cast<const In*>(&smem.rows[r][smem.lead[r]]);
+        Out o[kGroup];
+#pragma unroll
+        for (int k = 0; k < kGroup; ++k) {
+          const int xt = min(x_first + k, cw - 1);          // column in the tile (clamped tail)
+          const int xr = mirror ? cw - 1 - xt : xt;          // column in the loaded segment
+          const float v = c < C ? fmaf(LoadAsFloat(src[xr * C + c]), mul[c], add[c]) : 0.f;
+          o[k] = StoreFromFloat<Out>(v);
+        }
+        Out* dst = out + (static_cast<int64_t>(c) * h + y_begin + r) * w + cx + x_first;
+        if (vec_ok && x_first + kGroup <= cw) {
+          StoreVec(dst, o);
+        } else {
+          for (int k = 0; k < kGroup && x_first + k < cw; ++k) dst[k] = o[k];
+        }
+      }
+    } else {
+      const int row_elems = cw * Co;
+      const int groups = (row_elems + kGroup - 1) / kGroup;
+      const int items = rows * groups;
+      for (int i = threadIdx.x; i < items; i += kThreads) {
+        const int r = i / groups, g = i - r * groups;
+        const int e_first = g * kGroup;
+        const In* src = reinterpret_cast<const In*>(&smem.rows[r][smem.lead[r]]);
+        int xt = e_first / Co, c = e_first - xt * Co;
+        Out o[kGroup];
+#pragma unroll
+        for (int k = 0; k < kGroup; ++k) {
+          const int xc = min(xt, cw - 1);
+          const int xr = mirror ? cw - 1 - xc : xc;
+          const float v = c < C ? fmaf(LoadAsFloat(src[xr * C + c]), mul[c], add[c]) : 0.f;
+          o[k] = StoreFromFloat<Out>(v);
+          if (++c == Co) {
+            c = 0;
+            ++xt;
+          }
+        }
+        Out* dst = out + (static_cast<int64_t>(y_begin + r) * w + cx) * Co + e_first;
+        if (vec_ok && e_first + kGroup <= row_elems) {
+          StoreVec(dst, o);
+        } else {
+          for (int k = 0; k < kGroup && e_first + k < row_elems; ++k) dst[k] = o[k];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void CropMirrorNormalizeGpu(const CmnSample* samples, int n, int64_t max_out_count_hint, DType out_type,
+                            DType in_type, bool chw, cuda::StreamView stream) {
+  if (n == 0) return;
+  // A tile holds up to kRows x kCols x 4 outputs; estimating it at kRows x 128 x 3 keeps enough
+  // blocks for narrow images (spare blocks exit at once).
+  const dim3 grid(BlocksPerSample(max_out_count_hint, int64_t{kRows} * 128 * 3), static_cast<unsigned>(n));
+  bool launched = false;
+  DispatchImageType(in_type, [&](auto in_tag) {
+    DispatchImageType(out_type, [&](auto out_tag) {
+      using In = decltype(in_tag);
+      using Out = decltype(out_tag);
+      if constexpr (!std::is_same_v<In, BFloat16Bits>) {
+        if (chw) {
+          CmnKernel<Out, In, true><<<grid, kThreads, 0, stream.get()>>>(samples);
+        } else {
+          CmnKernel<Out, In, false><<<grid, kThreads, 0, stream.get()>>>(samples);
+        }
+        launched = true;
+      }
+    });
+  });
+  if (!launched) {
+    throw InvalidArgument("CropMirrorNormalizeGpu: unsupported dtypes " + std::string(DTypeName(in_type)) + " -> " +
+                          std::string(DTypeName(out_type)));
+  }
+  CONVEYOR_CHECK_LAUNCH("CmnKernel");
+}
+
+}  // namespace conveyor::ops
