@@ -26,6 +26,7 @@ constexpr size_t kAlignment = 256;
 constexpr double kEma = 0.3;           // weight of the newest rate measurement
 constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
 constexpr double kInitialHwShare = 0.9;  // engines first
+constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
 
 std::optional<StreamView> ViewOf(cudaStream_t s) {
   if (s == nullptr) return std::nullopt;
@@ -169,9 +170,15 @@ void GpuDecoder::Impl::Init() {
   lib = SharedNvjpeg(&why);
   if (lib == nullptr) return Unavailable(why);
   cuda::DeviceGuard guard(options.device);
+  const unsigned flags = options.interpolated_upsampling ? kFlagsUpsamplingWithInterpolation : 0;
   try {
-    CONVEYOR_NVJPEG_CHECK(api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, 0, &handle),
-                          lib->path());
+    if (flags == 0 ||
+        api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, flags, &handle) !=
+            NVJPEG_STATUS_SUCCESS) {
+      handle = nullptr;
+      CONVEYOR_NVJPEG_CHECK(api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, 0, &handle),
+                            lib->path());
+    }
     CONVEYOR_NVJPEG_CHECK(api().nvjpegDecoderCreate(handle, NVJPEG_BACKEND_HYBRID, &decoders[0]), lib->path());
     CONVEYOR_NVJPEG_CHECK(api().nvjpegDecoderCreate(handle, NVJPEG_BACKEND_GPU_HYBRID, &decoders[1]), lib->path());
   } catch (const Error& e) {
@@ -182,8 +189,13 @@ void GpuDecoder::Impl::Init() {
   counters.nvjpeg_available = true;
   if (options.paths == DecodePaths::kCudaOnly) return;
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
-  const nvjpegStatus_t hw =
-      api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator, &kPinnedAllocator, 0, &hw_handle);
+  nvjpegStatus_t hw = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER
+                                  : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator,
+                                                           &kPinnedAllocator, flags, &hw_handle);
+  if (hw != NVJPEG_STATUS_SUCCESS) {
+    hw_handle = nullptr;
+    hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator, &kPinnedAllocator, 0, &hw_handle);
+  }
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
     counters.unavailable_reason = std::string("no hardware JPEG engines: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE): ") +

@@ -64,6 +64,10 @@ struct GpuDecoderOptions {
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;
+  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION: chroma upsampled by interpolation like
+  // libjpeg's fancy upsampling (the CPU backend), so both backends give close images. Dropped
+  // silently when the library refuses the flag.
+  bool interpolated_upsampling = true;
 };
 
 struct GpuDecoderCounters {

@@ -1,0 +1,70 @@
+// Without a usable nvJPEG (here: CONVEYOR_NVJPEG_PATH names a missing file, set by the BUILD
+// rule), the decoder says so once on stderr and in its counters, and decodes on the CPU. The
+// first part needs no GPU.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/cuda/check.h"
+#include "core/cuda/stream.h"
+#include "core/memory/buffer.h"
+#include "core/op/tbb_thread_pool.h"
+#include "operators/decoders/gpu_decoder.h"
+#include "tests/operators/decoders/gpu/decode_test_util.h"
+#include "tests/util/gpu_test.h"
+
+namespace conveyor::ops {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
+  ::testing::internal::CaptureStderr();
+  GpuDecoder first(GpuDecoderOptions{});
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(said, HasSubstr("nvJPEG unavailable, decoding on the CPU and uploading"));
+  EXPECT_THAT(said, HasSubstr("/nonexistent/libnvjpeg.so.13"));
+  const GpuDecoderCounters c = first.counters();
+  EXPECT_FALSE(c.nvjpeg_available);
+  EXPECT_FALSE(c.hardware_available);
+  EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
+}
+
+TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {
+  CONVEYOR_REQUIRE_GPU();
+  GpuDecoder decoder(GpuDecoderOptions{});
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<testing::TestJpeg> files = {testing::EncodeJpeg(31, 45, TJSAMP_420, false, rng),
+                                          testing::EncodeJpeg(8, 300, TJSAMP_444, true, rng)};
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(2);
+  OpSpec spec("decoders.image", "dec");
+  Workspace ws(spec, 2);
+  ws.set_stream(stream.view());
+  ws.set_thread_pool(&pool);
+  std::vector<Buffer> outs;
+  std::vector<GpuDecodeSample> samples;
+  for (const auto& f : files) {
+    outs.push_back(Buffer::Allocate(MemoryKind::kDevice, f.height * f.width * 3, stream.view()));
+    CONVEYOR_CUDA_CHECK(cudaMemsetAsync(outs.back().device_ptr(), 0xA5, f.height * f.width * 3, stream.get()));
+    samples.push_back({f.bytes.data(), f.bytes.size(), true, f.height, f.width, CropWindow{0, 0, f.height, f.width},
+                       static_cast<uint8_t*>(outs.back().device_ptr())});
+  }
+  decoder.Decode(
+      samples, ws,
+      [&](int i, uint8_t* dst) {
+        const auto ref = testing::ReferenceDecode(files[i], DecodeColor::kRgb, samples[i].roi);
+        std::copy(ref.begin(), ref.end(), dst);
+      },
+      [&](int i) { return files[i].name; }, "op \"dec\" (decoders.image)");
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::vector<uint8_t> got(files[i].height * files[i].width * 3);
+    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(got.data(), outs[i].device_ptr(), got.size(), cudaMemcpyDeviceToHost, stream.get()));
+    stream.Synchronize();
+    EXPECT_EQ(got, testing::ReferenceDecode(files[i], DecodeColor::kRgb, samples[i].roi)) << files[i].name;
+  }
+  EXPECT_EQ(decoder.counters().images_cpu, 2);
+  EXPECT_EQ(decoder.counters().images_cuda + decoder.counters().images_hardware, 0);
+}
+
+}  // namespace
+}  // namespace conveyor::ops
