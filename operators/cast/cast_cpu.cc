@@ -1,16 +1,7 @@
-#include "core/error.h"
 #include "operators/cast/cast.h"
 #include "operators/cast/cast_dispatch.h"
 
 namespace conveyor::ops {
-
-void CheckCastDTypes(DType in, DType out) {
-  for (DType t : {in, out}) {
-    if (t == DType::kFloat16 || t == DType::kBFloat16) {
-      throw InvalidArgument("cast: " + std::string(DTypeName(t)) + " is not supported yet");
-    }
-  }
-}
 
 void CastCpu(void* out, DType out_type, const void* in, DType in_type, int64_t n) {
   detail::DispatchCastType(in_type, [&](auto in_tag) {
@@ -19,7 +10,7 @@ void CastCpu(void* out, DType out_type, const void* in, DType in_type, int64_t n
       using Out = decltype(out_tag);
       const In* src = static_cast<const In*>(in);
       Out* dst = static_cast<Out*>(out);
-      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<Out>(src[i]);
+      for (int64_t i = 0; i < n; ++i) dst[i] = detail::CastValue<Out>(src[i]);
     });
   });
 }
