@@ -1,0 +1,81 @@
+#include "operators/decoders/decode_plan.h"
+
+#include <exception>
+#include <mutex>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+
+OutputDesc DecodePlan::Desc() const {
+  OutputDesc desc;
+  desc.dtype = DType::kUInt8;
+  desc.layout = "HWC";
+  desc.shapes.reserve(windows.size());
+  for (const CropWindow& w : windows) desc.shapes.push_back(Shape{w.h, w.w, channels()});
+  return desc;
+}
+
+std::string SampleWhere(const std::string& where, int sample, int num_samples) {
+  return where + ": sample " + std::to_string(sample) + " of " + std::to_string(num_samples);
+}
+
+DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
+                     const std::optional<RandomCropParams>& crop) {
+  DecodePlan plan;
+  plan.color = color;
+  plan.where = ws.spec().Describe();
+  const int n = input.num_samples();
+  if (n > 0 && input.dtype() != DType::kUInt8) {
+    throw InvalidArgument(plan.where + ": expected encoded bytes (uint8), got " + std::string(DTypeName(input.dtype())));
+  }
+  for (int i = 0; i < n; ++i) {
+    if (input.shape(i).ndim() != 1) {
+      throw InvalidArgument(SampleWhere(plan.where, i, n) + ": expected a 1-D sample of encoded bytes, got shape " +
+                            input.shape(i).ToString());
+    }
+  }
+  plan.infos.resize(static_cast<size_t>(n));
+  plan.windows.resize(static_cast<size_t>(n));
+  // Headers in parallel; the first failing sample (lowest index) is reported, as a serial loop would.
+  std::mutex mu;
+  int failed = n;
+  std::string message;
+  ws.ParallelFor(n, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int i = static_cast<int>(k);
+      try {
+        const ImageInfo info =
+            ParseImageInfo(static_cast<const uint8_t*>(input.raw_sample(i)), static_cast<size_t>(input.shape(i)[0]));
+        plan.infos[static_cast<size_t>(i)] = info;
+        CropWindow window = FullWindow(info);
+        if (crop) {
+          Philox rng = ws.Rng(i);
+          window = DrawRandomCropWindow(rng, info.height, info.width, *crop);
+        }
+        plan.windows[static_cast<size_t>(i)] = window;
+      } catch (const InvalidArgument& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (i < failed) {
+          failed = i;
+          message = e.what();
+        }
+      }
+    }
+  });
+  if (failed < n) throw InvalidArgument(SampleWhere(plan.where, failed, n) + ": " + message);
+  return plan;
+}
+
+void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& plan, uint8_t* out) {
+  const size_t i = static_cast<size_t>(sample);
+  try {
+    DecodeImageCpu(static_cast<const uint8_t*>(input.raw_sample(sample)), static_cast<size_t>(input.shape(sample)[0]),
+                   plan.infos[i], plan.color, plan.windows[i], out);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(SampleWhere(plan.where, sample, input.num_samples()) + ": " + e.what() + " [" +
+                          plan.infos[i].Describe() + "]");
+  }
+}
+
+}  // namespace conveyor::ops

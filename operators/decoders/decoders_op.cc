@@ -1,0 +1,100 @@
+// decoders.image and decoders.image_random_crop: encoded JPEG/PNG bytes → HWC uint8 images.
+//
+// | input                 | output                         | arguments                               |
+// |-----------------------|--------------------------------|-----------------------------------------|
+// | uint8, 1-D per sample | uint8 HWC [H, W, C], C = 3     | output_type RGB | BGR | GRAY            |
+// | (one encoded file),   | (RGB, BGR) or 1 (GRAY); random | random crop: random_area,               |
+// | host placement        | crop: [window h, window w, C]  | random_aspect_ratio, num_attempts       |
+//
+// Setup parses every header (no decoding) and draws the crop windows (DecodePlan); RunCpu decodes
+// each sample on the CPU stage's pool straight into its output. Bad data → InvalidArgument naming
+// the node, the sample ("sample 3 of 256") and the reason; see decode_cpu.h for conversions.
+//
+// GPU seam: the nvJPEG backend (operators/decoders/gpu_decoder) adds Device::kGpu to the
+// schemas and implements RunGpu from `plan_`, the same DecodePlan RunCpu uses, calling
+// DecodeSampleCpu for images nvJPEG refuses.
+#include <optional>
+#include <vector>
+
+#include "core/op/registry.h"
+#include "operators/common/crop_window.h"
+#include "operators/decoders/decode_plan.h"
+
+namespace conveyor::ops {
+namespace {
+
+OpSchema WithDecoderArgs(OpSchema schema) {
+  return schema
+      .Input("encoded", {}, {DType::kUInt8}, Placement::kHost,
+             "Encoded JPEG or PNG files, one 1-D uint8 sample each (readers.file's output).")
+      .Output("images", "Decoded HWC uint8 images.")
+      .Arg<std::string>("output_type", "RGB", "Colour format of the output: RGB, BGR or GRAY (one channel).")
+      .Choices({"RGB", "BGR", "GRAY"})
+      .Backends({Device::kCpu});
+}
+
+const OpSchema kImageSchema =
+    WithDecoderArgs(OpSchema("decoders.image")
+                        .Doc("Decodes JPEG (baseline, progressive; 4:4:4, 4:2:2, 4:2:0, grayscale) and PNG (8- and "
+                             "16-bit, gray/RGB/palette, alpha dropped) images to HWC uint8."));
+
+const OpSchema kRandomCropSchema =
+    WithDecoderArgs(OpSchema("decoders.image_random_crop")
+                        .Doc("Decodes only a random window of each image (DALI's/torchvision's RandomResizedCrop "
+                             "window: area fraction and aspect ratio drawn per sample, centre-crop fallback)."))
+        .Arg<std::vector<double>>("random_area", {0.08, 1.0},
+                                  "Range [lo, hi] of the window's area as a fraction of the image's.")
+        .Arg<std::vector<double>>("random_aspect_ratio", {3.0 / 4.0, 4.0 / 3.0},
+                                  "Range [lo, hi] of the window's aspect ratio (width / height).")
+        .Arg<int64_t>("num_attempts", 10, "Draws before falling back to a centred crop.")
+        .Min(1);
+
+class ImageDecoderOp : public Operator {
+ public:
+  ImageDecoderOp(const OpSpec& spec, bool random_crop)
+      : Operator(spec), color_(ParseOutputColor(spec.Arg<std::string>("output_type"))) {
+    if (random_crop) {
+      crop_ = MakeRandomCropParams(spec.Arg<std::vector<double>>("random_area"),
+                                   spec.Arg<std::vector<double>>("random_aspect_ratio"),
+                                   static_cast<int>(spec.Arg<int64_t>("num_attempts")), spec.Describe());
+    }
+  }
+
+  OutputDescs Setup(const Workspace& ws) override {
+    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_);
+    return {plan_.Desc()};
+  }
+
+  void RunCpu(Workspace& ws) override {
+    const TensorListCPU& in = ws.InputCpu(0);
+    TensorListCPU& out = ws.OutputCpu(0);
+    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int s = static_cast<int>(i);
+        DecodeSampleCpu(in, s, plan_, static_cast<uint8_t*>(out.raw_sample(s)));
+      }
+    });
+  }
+
+ private:
+  OutputColor color_;
+  std::optional<RandomCropParams> crop_;
+  DecodePlan plan_;  // the current batch's, from Setup to Run
+};
+
+// The registry constructs an operator from its spec alone: one subclass per schema.
+class ImageOp final : public ImageDecoderOp {
+ public:
+  explicit ImageOp(const OpSpec& spec) : ImageDecoderOp(spec, /*random_crop=*/false) {}
+};
+
+class RandomCropOp final : public ImageDecoderOp {
+ public:
+  explicit RandomCropOp(const OpSpec& spec) : ImageDecoderOp(spec, /*random_crop=*/true) {}
+};
+
+const OperatorRegistration<ImageOp> kImageRegistration(kImageSchema);
+const OperatorRegistration<RandomCropOp> kRandomCropRegistration(kRandomCropSchema);
+
+}  // namespace
+}  // namespace conveyor::ops

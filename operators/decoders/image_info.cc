@@ -1,0 +1,205 @@
+#include "operators/decoders/image_info.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+namespace {
+
+constexpr uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
+
+int ReadU16(const uint8_t* p) { return (p[0] << 8) | p[1]; }
+uint32_t ReadU32(const uint8_t* p) {
+  return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
+}
+
+std::string Hex(int v) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "0x%02X", v);
+  return buf;
+}
+
+// Chroma sampling from the frame's factors: component 0 is luma, 1 and 2 chroma (equal factors).
+ChromaSubsampling Subsampling(int components, const int* h, const int* v) {
+  if (components == 1) return ChromaSubsampling::kGray;
+  if (components != 3 || h[1] != h[2] || v[1] != v[2]) return ChromaSubsampling::kOther;
+  if (h[0] % h[1] != 0 || v[0] % v[1] != 0) return ChromaSubsampling::kOther;
+  const int hr = h[0] / h[1], vr = v[0] / v[1];
+  if (hr == 1 && vr == 1) return ChromaSubsampling::k444;
+  if (hr == 2 && vr == 1) return ChromaSubsampling::k422;
+  if (hr == 2 && vr == 2) return ChromaSubsampling::k420;
+  if (hr == 1 && vr == 2) return ChromaSubsampling::k440;
+  if (hr == 4 && vr == 1) return ChromaSubsampling::k411;
+  return ChromaSubsampling::kOther;
+}
+
+// Walks the marker segments up to the frame header (SOF). Markers before it all carry a length
+// (APPn, DQT, DHT, DRI, COM, ...), except the parameterless RSTn/TEM, which are skipped.
+ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
+  ImageInfo info;
+  info.format = ImageFormat::kJpeg;
+  size_t pos = 2;  // after SOI
+  while (true) {
+    while (pos < size && data[pos] != 0xFF) ++pos;  // tolerate stray bytes between segments
+    while (pos < size && data[pos] == 0xFF) ++pos;  // fill bytes
+    if (pos >= size) {
+      throw InvalidArgument("truncated JPEG header: no frame header (SOF) in " + std::to_string(size) + " bytes");
+    }
+    const int marker = data[pos++];
+    if (marker == 0x01 || (marker >= 0xD0 && marker <= 0xD7)) continue;
+    if (marker == 0xD8) throw InvalidArgument("malformed JPEG header: a second start-of-image marker (FF D8)");
+    if (marker == 0xD9 || marker == 0xDA) {
+      throw InvalidArgument(std::string("malformed JPEG header: ") + (marker == 0xD9 ? "end of image" : "a scan") +
+                            " before the frame header (SOF)");
+    }
+    if (pos + 2 > size) throw InvalidArgument("truncated JPEG header: segment " + Hex(marker) + " cut off");
+    const int length = ReadU16(data + pos);
+    if (length < 2) {
+      throw InvalidArgument("malformed JPEG header: segment " + Hex(marker) + " has length " + std::to_string(length));
+    }
+    const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (!sof) {
+      pos += static_cast<size_t>(length);
+      continue;
+    }
+    if (pos + static_cast<size_t>(length) > size || length < 8) {
+      throw InvalidArgument("truncated JPEG header: frame header (SOF) cut off");
+    }
+    const uint8_t* f = data + pos + 2;
+    if (marker == 0xC3 || marker == 0xC7 || marker == 0xCB || marker == 0xCF) {
+      throw InvalidArgument("unsupported JPEG: lossless (SOF marker " + Hex(marker) + ")");
+    }
+    if (marker == 0xC5 || marker == 0xC6 || marker == 0xCD || marker == 0xCE) {
+      throw InvalidArgument("unsupported JPEG: hierarchical (SOF marker " + Hex(marker) + ")");
+    }
+    const int precision = f[0];
+    if (precision != 8) {
+      throw InvalidArgument("unsupported JPEG: " + std::to_string(precision) + "-bit samples (8-bit expected)");
+    }
+    info.height = ReadU16(f + 1);
+    info.width = ReadU16(f + 3);
+    info.components = f[5];
+    info.progressive = marker == 0xC2 || marker == 0xCA;
+    info.arithmetic = marker >= 0xC9;
+    if (info.height == 0) throw InvalidArgument("unsupported JPEG: height defined by a DNL marker (0 in the frame header)");
+    if (info.width == 0) throw InvalidArgument("malformed JPEG header: width 0");
+    if (info.components == 4) {
+      throw InvalidArgument("unsupported JPEG: 4 components (CMYK/YCCK); only grayscale and YCbCr/RGB are decoded");
+    }
+    if (info.components != 1 && info.components != 3) {
+      throw InvalidArgument("unsupported JPEG: " + std::to_string(info.components) + " components (1 or 3 expected)");
+    }
+    if (length < 8 + 3 * info.components) throw InvalidArgument("truncated JPEG header: frame header (SOF) cut off");
+    int h[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    for (int c = 0; c < info.components; ++c) {
+      h[c] = f[6 + 3 * c + 1] >> 4;
+      v[c] = f[6 + 3 * c + 1] & 15;
+      if (h[c] < 1 || h[c] > 4 || v[c] < 1 || v[c] > 4) {
+        throw InvalidArgument("malformed JPEG header: component " + std::to_string(c) + " sampling factors " +
+                              std::to_string(h[c]) + "x" + std::to_string(v[c]));
+      }
+    }
+    info.subsampling = Subsampling(info.components, h, v);
+    return info;
+  }
+}
+
+ImageInfo ParsePng(const uint8_t* data, size_t size) {
+  ImageInfo info;
+  info.format = ImageFormat::kPng;
+  if (size < 33) throw InvalidArgument("truncated PNG header: " + std::to_string(size) + " bytes (33 needed for IHDR)");
+  if (ReadU32(data + 8) != 13 || std::memcmp(data + 12, "IHDR", 4) != 0) {
+    throw InvalidArgument("malformed PNG header: the first chunk is not a 13-byte IHDR");
+  }
+  const uint8_t* p = data + 16;
+  const uint32_t width = ReadU32(p), height = ReadU32(p + 4);
+  info.bit_depth = p[8];
+  info.color_type = p[9];
+  info.interlaced = p[12] == 1;
+  if (width == 0 || height == 0 || width > 0x7FFFFFFF || height > 0x7FFFFFFF) {
+    throw InvalidArgument("malformed PNG header: size " + std::to_string(width) + "x" + std::to_string(height));
+  }
+  info.width = width;
+  info.height = height;
+  const int d = info.bit_depth;
+  bool ok = false;
+  switch (info.color_type) {
+    case 0: ok = d == 1 || d == 2 || d == 4 || d == 8 || d == 16; info.components = 1; break;
+    case 2: ok = d == 8 || d == 16; info.components = 3; break;
+    case 3: ok = d == 1 || d == 2 || d == 4 || d == 8; info.components = 3; break;
+    case 4: ok = d == 8 || d == 16; info.components = 2; break;
+    case 6: ok = d == 8 || d == 16; info.components = 4; break;
+    default: break;
+  }
+  if (!ok) {
+    throw InvalidArgument("malformed PNG header: colour type " + std::to_string(info.color_type) + " with bit depth " +
+                          std::to_string(d));
+  }
+  if (p[12] > 1) throw InvalidArgument("malformed PNG header: interlace method " + std::to_string(p[12]));
+  return info;
+}
+
+}  // namespace
+
+std::string ChromaSubsamplingName(ChromaSubsampling s) {
+  switch (s) {
+    case ChromaSubsampling::kNone: return "none";
+    case ChromaSubsampling::k444: return "4:4:4";
+    case ChromaSubsampling::k422: return "4:2:2";
+    case ChromaSubsampling::k420: return "4:2:0";
+    case ChromaSubsampling::k440: return "4:4:0";
+    case ChromaSubsampling::k411: return "4:1:1";
+    case ChromaSubsampling::kGray: return "gray";
+    case ChromaSubsampling::kOther: return "other";
+  }
+  return "?";
+}
+
+std::string ImageInfo::Describe() const {
+  std::string s = format == ImageFormat::kJpeg ? "JPEG " : format == ImageFormat::kPng ? "PNG " : "unknown ";
+  s += std::to_string(width) + "x" + std::to_string(height);
+  if (format == ImageFormat::kJpeg) {
+    s += ", " + std::to_string(components) + " components, " + ChromaSubsamplingName(subsampling);
+    if (progressive) s += ", progressive";
+    if (arithmetic) s += ", arithmetic";
+  } else if (format == ImageFormat::kPng) {
+    static const char* kTypes[] = {"gray", "?", "RGB", "palette", "gray+alpha", "?", "RGBA"};
+    s += std::string(", ") + (color_type >= 0 && color_type <= 6 ? kTypes[color_type] : "?") + ", " +
+         std::to_string(bit_depth) + "-bit";
+    if (interlaced) s += ", interlaced";
+  }
+  return s;
+}
+
+ImageFormat SniffFormat(const uint8_t* data, size_t size) {
+  if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return ImageFormat::kJpeg;
+  if (size >= 8 && std::memcmp(data, kPngSignature, 8) == 0) return ImageFormat::kPng;
+  return ImageFormat::kUnknown;
+}
+
+std::string LeadingBytesHex(const uint8_t* data, size_t size) {
+  std::string s;
+  for (size_t i = 0; i < std::min<size_t>(size, 4); ++i) {
+    char buf[4];
+    std::snprintf(buf, sizeof(buf), "%02X", data[i]);
+    if (!s.empty()) s += ' ';
+    s += buf;
+  }
+  return s;
+}
+
+ImageInfo ParseImageInfo(const uint8_t* data, size_t size) {
+  if (size == 0) throw InvalidArgument("empty input (0 bytes): expected an encoded JPEG or PNG");
+  switch (SniffFormat(data, size)) {
+    case ImageFormat::kJpeg: return ParseJpeg(data, size);
+    case ImageFormat::kPng: return ParsePng(data, size);
+    case ImageFormat::kUnknown: break;
+  }
+  throw InvalidArgument("not a JPEG or PNG (starts with " + LeadingBytesHex(data, size) + ", " + std::to_string(size) +
+                        " bytes)");
+}
+
+}  // namespace conveyor::ops
