@@ -43,7 +43,7 @@ inline TensorListCPU ArgValues(const std::vector<std::vector<float>>& values, bo
   return MakeBatch<float>(shapes, values);
 }
 
-struct Run {
+struct OpRun {
   OpSpec spec;
   TensorListCPU input;
   std::vector<std::pair<std::string, TensorListCPU>> arg_inputs = {};
@@ -51,7 +51,7 @@ struct Run {
 };
 
 // Runs the operator once on `device` (GPU: on a fresh stream) and returns output 0 on the host.
-inline TensorListCPU RunOp(const Run& r, Device device) {
+inline TensorListCPU RunOp(const OpRun& r, Device device) {
   OpHarness h(r.spec, device, r.input.num_samples());
   h.SetInput(0, r.input);
   for (const auto& [name, values] : r.arg_inputs) h.SetArgInput(name, values);
