@@ -169,6 +169,7 @@ void GpuDecoder::Impl::Init() {
   std::string why;
   lib = SharedNvjpeg(&why);
   if (lib == nullptr) return Unavailable(why);
+  if (options.device < 0) CONVEYOR_CUDA_CHECK(cudaGetDevice(&options.device));
   cuda::DeviceGuard guard(options.device);
   const unsigned flags = options.interpolated_upsampling ? kFlagsUpsamplingWithInterpolation : 0;
   try {
@@ -416,6 +417,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   Impl& d = *impl_;
   const int n = static_cast<int>(samples.size());
   const StreamView stream = ws.stream();
+  if (d.options.device < 0) CONVEYOR_CUDA_CHECK(cudaGetDevice(&d.options.device));
   cuda::DeviceGuard guard(d.options.device);
   SlotState& slot = d.Slot(ws.slot());
   // This slot's host buffers (staging, decode parameters) were last read by its previous call;

@@ -60,7 +60,7 @@ struct GpuDecoderOptions {
   DecodeColor color = DecodeColor::kRgb;
   DecodePaths paths = DecodePaths::kAuto;
   double hw_load = -1;  // engines' share of the images they accept; -1 automatic
-  int device = 0;
+  int device = -1;  // -1: the current device when the decoder is made
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;
