@@ -1,0 +1,130 @@
+// normalize: out = (in - mean) / std * scale + shift, mean and std given per channel (the last
+// axis) or as one scalar. Unlike DALI's `normalize`, which can compute mean and std from the data
+// over `axes`, ours requires them (the common use: dataset statistics).
+//
+// | input                           | output (`dtype`)                   | per sample       |
+// |---------------------------------|------------------------------------|------------------|
+// | any layout, uint8, float16,     | float32 (default), float16,        | mean, std        |
+// | bfloat16, float32; last axis =  | bfloat16, uint8 (clamped, RNE)     |                  |
+// | channels (≤ 16 when per channel)|                                    |                  |
+//
+// Computed as fmaf(in, scale / std, shift - mean * scale / std) with the factors in float on the
+// host (image_common/affine.h): CPU and GPU bit-identical. GPU: one launch per batch, capturable.
+#include "core/op/registry.h"
+#include "core/op/slot_descriptors.h"
+#include "operators/image_common/affine.h"
+#include "operators/image_common/image_args.h"
+
+namespace conveyor::ops {
+namespace {
+
+const std::vector<DType> kTypes = {DType::kUInt8, DType::kFloat16, DType::kBFloat16, DType::kFloat32};
+
+const OpSchema kNormalizeSchema =
+    OpSchema("normalize")
+        .Doc("out = (in - mean) / std * scale + shift per channel (last axis) or with scalars; mean and std are "
+             "required (not computed from the data).")
+        .Input("input", {}, kTypes)
+        .Output("output")
+        .Arg<std::vector<double>>("mean", std::vector<double>{0.0}, "One value or one per channel (last axis).",
+                                  PerSample::kAllowed)
+        .Arg<std::vector<double>>("std", std::vector<double>{1.0}, "One value or one per channel; nonzero.",
+                                  PerSample::kAllowed)
+        .Arg<float>("scale", 1.0f, "Multiplies the normalized value.")
+        .Arg<float>("shift", 0.0f, "Added after scaling.")
+        .Arg<DType>("dtype", DType::kFloat32, "Output dtype: float32, float16, bfloat16 or uint8.")
+        .Backends({Device::kCpu, Device::kGpu})
+        .Capturable();
+
+class NormalizeOp final : public Operator {
+ public:
+  explicit NormalizeOp(const OpSpec& spec)
+      : Operator(spec), scale_(spec.Arg<float>("scale")), shift_(spec.Arg<float>("shift")), dtype_(spec.Arg<DType>("dtype")) {
+    bool ok = false;
+    for (DType t : kTypes) ok = ok || t == dtype_;
+    if (!ok) {
+      throw InvalidArgument(spec.Describe() + ": argument \"dtype\": expected " + DTypeList(kTypes) + ", got " +
+                            std::string(DTypeName(dtype_)));
+    }
+  }
+
+  OutputDescs Setup(const Workspace& ws) override {
+    TensorListDesc d = ws.InputDesc(0);
+    CheckInput(spec(), d, 0, {}, kTypes);
+    samples_.assign(d.shapes.size(), AffineSample{});
+    for (size_t i = 0; i < d.shapes.size(); ++i) {
+      const int si = static_cast<int>(i);
+      const std::vector<double> mean = ws.ArgForSample<std::vector<double>>("mean", si);
+      const std::vector<double> std = ws.ArgForSample<std::vector<double>>("std", si);
+      const Shape& shape = d.shapes[i];
+      int64_t channels = 1;
+      if (mean.size() > 1 || std.size() > 1) {
+        channels = shape.ndim() > 0 ? shape[shape.ndim() - 1] : 1;
+        if (channels > kMaxAffineChannels) {
+          throw InvalidArgument(spec().Describe() + ": input 0: sample " + std::to_string(i) + " has " +
+                                std::to_string(channels) + " channels (last axis of " + shape.ToString() +
+                                "); per-channel mean/std support at most " + std::to_string(kMaxAffineChannels));
+        }
+      }
+      const std::vector<float> m = PerChannel(spec(), "mean", mean, channels, si);
+      const std::vector<float> s = PerChannel(spec(), "std", std, channels, si);
+      AffineSample& a = samples_[i];
+      a.count = shape.num_elements();
+      a.channels = static_cast<int32_t>(channels);
+      for (int64_t c = 0; c < channels; ++c) {
+        if (s[static_cast<size_t>(c)] == 0.f) {
+          throw InvalidArgument(spec().Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
+                                std::to_string(c) + " at sample " + std::to_string(i));
+        }
+        a.mul[c] = scale_ / s[static_cast<size_t>(c)];
+        a.add[c] = shift_ - m[static_cast<size_t>(c)] * a.mul[c];
+      }
+    }
+    d.dtype = dtype_;
+    return {d};
+  }
+
+  void RunCpu(Workspace& ws) override {
+    const TensorListCPU& in = ws.InputCpu(0);
+    TensorListCPU& out = ws.OutputCpu(0);
+    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        AffineSample a = samples_[static_cast<size_t>(i)];
+        a.in = in.raw_sample(static_cast<int>(i));
+        a.out = out.raw_sample(static_cast<int>(i));
+        AffineCpu(a, dtype_, in.dtype());
+      }
+    });
+  }
+
+  void PrepareGpu(Workspace& ws) override {
+    const TensorListGPU& in = ws.InputGpu(0);
+    TensorListGPU& out = ws.OutputGpu(0);
+    AffineSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
+    for (int i = 0; i < out.num_samples(); ++i) {
+      d[i] = samples_[static_cast<size_t>(i)];
+      d[i].in = in.raw_sample(i);
+      d[i].out = out.raw_sample(i);
+    }
+  }
+
+  void RunGpu(Workspace& ws) override {
+    const TensorListGPU& in = ws.InputGpu(0);
+    TensorListGPU& out = ws.OutputGpu(0);
+    const int n = out.num_samples();
+    if (n == 0) return;
+    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(dtype_)) / n;
+    AffineGpu(descs_.Upload(ws.slot(), ws.stream()), n, hint, dtype_, in.dtype(), ws.stream());
+  }
+
+ private:
+  float scale_, shift_;
+  DType dtype_;
+  std::vector<AffineSample> samples_;
+  SlotDescriptors<AffineSample> descs_;
+};
+
+const OperatorRegistration<NormalizeOp> kRegistration(kNormalizeSchema);
+
+}  // namespace
+}  // namespace conveyor::ops
