@@ -137,7 +137,7 @@ class CropOp final : public Operator {
       throw InvalidArgument(where + ": crop window " + std::to_string(d.out_h) + "x" + std::to_string(d.out_w) +
                             " at (y=" + std::to_string(d.y0) + ", x=" + std::to_string(d.x0) + ") does not fit the " +
                             std::to_string(d.in_h) + "x" + std::to_string(d.in_w) +
-                            " image; use out_of_bounds_policy: pad to pad it");
+                            " image; use out_of_bounds_policy: pad");
     }
     if (pad_ && fill_.size() != 1 && static_cast<int64_t>(fill_.size()) != d.channels) {
       throw InvalidArgument(where + ": fill_values has " + std::to_string(fill_.size()) + " values, the image has " +
