@@ -2,7 +2,8 @@
 # One call on the GPU machine (the `device` tool runs it in the repository root, with
 # .gpu_bundle carried): unpack the bundle, run what is asked, pack every log into $OUT.
 #
-#   tools/device_check.sh [tests] [sanitize] [bench] [peers] [python] [--only REGEX] [--images N]
+#   tools/device_check.sh [tests] [sanitize] [bench] [peers] [python] [--only REGEX] [--tools LIST]
+#                         [--sanitize-timeout S] [--images N]
 #
 # tests:    every bundled test binary (.bundle/run.sh)
 # sanitize: also compute-sanitizer on every GPU test binary (run.sh --sanitize)
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
     bench) RUN_ARGS+=(--bench) ;;
     python) RUN_ARGS+=(--python) ;;
     peers) PEERS=1 ;;
-    --only) RUN_ARGS+=(--only "$2"); shift ;;
+    --only|--tools|--sanitize-timeout) RUN_ARGS+=("$1" "$2"); shift ;;
     --images) IMAGES=$2; shift ;;
   esac
   shift
@@ -32,7 +33,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 nproc | sed 's/^/cpus: /' | tee -a "$OUT/device.txt"
 
 if [ "$IMAGES" -gt 0 ] && [ -x "$B/make_test_images" ]; then
-  export CONVEYOR_BENCH_IMAGES=/root/bench_images
+  export CONVEYOR_BENCH_IMAGES=/root/bench_images CONVEYOR_DECODE_BENCH_DIR=/root/bench_images
   LD_LIBRARY_PATH="$B/lib" "$B/make_test_images" "$CONVEYOR_BENCH_IMAGES" --photos "$IMAGES" > "$OUT/images.log" 2>&1
   echo "images: $(ls "$CONVEYOR_BENCH_IMAGES" | wc -l) files, $(du -sh "$CONVEYOR_BENCH_IMAGES" | cut -f1)"
 fi
@@ -44,7 +45,7 @@ fi
 if [ "$PEERS" = 1 ] && [ -d "$B/peers" ]; then
   for p in "$B"/peers/*.py; do
     echo "== peer $(basename "$p")"
-    PYTHONUNBUFFERED=1 timeout 300 python3 "$p" 2>&1 | tee "$OUT/logs/$(basename "$p" .py).log" | tail -30
+    PYTHONUNBUFFERED=1 timeout 300 python3 "$p" ${CONVEYOR_BENCH_IMAGES:-} 2>&1 | tee "$OUT/logs/$(basename "$p" .py).log" | tail -30
   done
 fi
 # The device returns at most 8 files: everything detailed travels in one tarball.
