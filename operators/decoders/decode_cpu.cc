@@ -3,6 +3,7 @@
 // The C++ wrappers allocate scratch buffers before and throw after.
 #include "operators/decoders/decode_cpu.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -99,7 +100,11 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
   size_t skip_bytes = 0;
   const bool cropped_x = win.x != 0 || win.w != static_cast<int64_t>(cinfo.output_width);
   if (cropped_x) {
-    JDIMENSION x = static_cast<JDIMENSION>(win.x), w = static_cast<JDIMENSION>(win.w);
+    // Fancy upsampling replicates chroma at the cropped region's edges; a column of context on the
+    // left and two on the right keep the window's own pixels identical to a full decode.
+    const int64_t left = win.x > 0 ? win.x - 1 : 0;
+    const int64_t right = std::min<int64_t>(cinfo.output_width, win.x + win.w + 2);
+    JDIMENSION x = static_cast<JDIMENSION>(left), w = static_cast<JDIMENSION>(right - left);
     jpeg_crop_scanline(&cinfo, &x, &w);
     skip_bytes = static_cast<size_t>(win.x - x) * static_cast<size_t>(channels);
   }
@@ -189,7 +194,10 @@ bool DecodePng(PngSource* src, const ImageInfo& info, OutputColor color, const C
   if (png_get_bit_depth(png, pinfo) == 16) png_set_scale_16(png);
   if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (type == PNG_COLOR_TYPE_GRAY) png_set_expand_gray_1_2_4_to_8(png);
-  if (type & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(png);
+  // Expanding a palette also turns its tRNS into an alpha channel, which goes like any other.
+  if ((type & PNG_COLOR_MASK_ALPHA) || (type == PNG_COLOR_TYPE_PALETTE && png_get_valid(png, pinfo, PNG_INFO_tRNS))) {
+    png_set_strip_alpha(png);
+  }
   const bool source_gray = (type & PNG_COLOR_MASK_COLOR) == 0;
   if (color == OutputColor::kGray && !source_gray) {
     png_set_rgb_to_gray_fixed(png, 1, 29900, 58700);  // Rec. 601 weights, like JPEG's Y
@@ -202,7 +210,10 @@ bool DecodePng(PngSource* src, const ImageInfo& info, OutputColor color, const C
   const size_t channels = static_cast<size_t>(OutputChannels(color));
   const size_t row_bytes = static_cast<size_t>(info.width) * channels;
   if (png_get_channels(png, pinfo) != channels || png_get_rowbytes(png, pinfo) != row_bytes) {
-    png_error(png, "unexpected row layout after conversion");
+    std::snprintf(src->message, kMessageSize, "libpng converts to %d channels, %zu bytes per row; %zu, %zu expected",
+                  png_get_channels(png, pinfo), png_get_rowbytes(png, pinfo), channels, row_bytes);
+    png_destroy_read_struct(&png, &pinfo, nullptr);
+    return false;
   }
   const size_t out_stride = static_cast<size_t>(win.w) * channels;
   const size_t skip_bytes = static_cast<size_t>(win.x) * channels;

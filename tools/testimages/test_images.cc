@@ -280,7 +280,17 @@ std::vector<uint8_t> FlipEntropyBytes(const std::vector<uint8_t>& jpeg, int coun
   const auto [start, end] = FirstScan(jpeg);
   std::vector<uint8_t> out = jpeg;
   const size_t mid = start + (end - start) / 2;
-  for (size_t i = mid; i < std::min(end, mid + static_cast<size_t>(count)); ++i) out[i] ^= 0xFF;
+  for (size_t i = mid; i < std::min(end, mid + static_cast<size_t>(count)); ++i) out[i] ^= 0x5A;
+  return out;
+}
+
+std::vector<uint8_t> MarkerInEntropyData(const std::vector<uint8_t>& jpeg, int count) {
+  const auto [start, end] = FirstScan(jpeg);
+  std::vector<uint8_t> out = jpeg;
+  const size_t mid = start + (end - start) / 2;
+  const size_t stop = std::min(end, mid + static_cast<size_t>(std::max(count, 2)));
+  for (size_t i = mid; i < stop; ++i) out[i] = 0xFF;
+  out[stop - 1] = 0xD5;
   return out;
 }
 
@@ -374,10 +384,11 @@ std::vector<TestFile> MakeTestSet() {
   broken("broken_jpeg_progressive_truncated.jpg", Truncate(prog, 0.6));
   broken("broken_jpeg_header_truncated.jpg", Truncate(base, 0.05));
   broken("broken_jpeg_flipped_entropy.jpg", FlipEntropyBytes(base, 64));
+  broken("broken_jpeg_marker_in_entropy.jpg", MarkerInEntropyData(base, 16));
   broken("broken_jpeg_bad_marker.jpg", BreakJpegMarker(base));
   broken("broken_jpeg_cmyk.jpg", EncodeCmykJpeg(MakePhotoLike(16, 16, 4, 780), 90));
   broken("broken_png_truncated.png", Truncate(png_rgb, 0.5));
-  broken("broken_png_crc.png", CorruptPngData(png_rgb));
+  broken("broken_png_corrupt_idat.png", CorruptPngData(png_rgb));
   const std::string html = "<html><body>not an image</body></html>\n";
   broken("broken_not_an_image.jpg", std::vector<uint8_t>(html.begin(), html.end()));
   return files;

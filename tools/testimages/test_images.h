@@ -8,7 +8,7 @@
 // | MakeTestSet()      | JPEG baseline + progressive × 4:4:4/4:2:2/4:2:0/gray, odd sizes (1x1,  |
 // |                    | 17x9, 4000x3), CMYK; PNG gray 1/2/4/8/16-bit, gray+alpha, RGB, RGBA,    |
 // |                    | 16-bit RGB, palette (+tRNS), Adam7; corrupt (entropy bytes flipped,     |
-// |                    | bad marker, bad CRC) and truncated files; not-an-image bytes            |
+// |                    | marker in the scan, bad marker, IDAT) and truncated files; not-an-image bytes            |
 // | MakePhotoJpeg(i)   | photo-like 500x375 q90 4:2:0 JPEG, ~40 KB (gradients, shapes, texture)  |
 #pragma once
 
@@ -56,11 +56,16 @@ std::vector<uint8_t> EncodePng(const PngSource& source);
 
 // Damaged copies.
 std::vector<uint8_t> Truncate(const std::vector<uint8_t>& bytes, double keep_fraction);
-// XORs 0xFF into `count` bytes in the middle of the JPEG's first scan (its entropy-coded data).
+// XORs 0x5A into `count` bytes in the middle of the JPEG's first scan (its entropy-coded data).
+// JPEG has no checksum: such damage is found only if it happens to form an invalid Huffman code
+// or a marker, or to desync the scan — often it just decodes to wrong pixels.
 std::vector<uint8_t> FlipEntropyBytes(const std::vector<uint8_t>& jpeg, int count);
+// Overwrites `count` bytes in the middle of the first scan with 0xFF fill and a stray RST marker
+// (FF D5): the entropy decoder reliably runs into a marker before the scan's end.
+std::vector<uint8_t> MarkerInEntropyData(const std::vector<uint8_t>& jpeg, int count);
 // Replaces the first DQT marker (FF DB) with the reserved FF 02.
 std::vector<uint8_t> BreakJpegMarker(const std::vector<uint8_t>& jpeg);
-// Flips one byte inside the first IDAT chunk (its CRC no longer matches).
+// Flips one byte inside the first IDAT chunk (zlib data and CRC no longer match).
 std::vector<uint8_t> CorruptPngData(const std::vector<uint8_t>& png);
 
 // One generated file with what a decoder must produce from it.

@@ -1,0 +1,122 @@
+// Header parsing (image_info.h) against the generator's known sizes and variants, and every
+// header error.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+#include "operators/decoders/image_info.h"
+#include "tools/testimages/test_images.h"
+
+namespace conveyor::ops {
+namespace {
+
+using ::testing::HasSubstr;
+using testimages::Subsampling;
+using testimages::TestFile;
+
+ChromaSubsampling Expected(Subsampling s) {
+  switch (s) {
+    case Subsampling::k444: return ChromaSubsampling::k444;
+    case Subsampling::k422: return ChromaSubsampling::k422;
+    case Subsampling::k420: return ChromaSubsampling::k420;
+    case Subsampling::kGray: return ChromaSubsampling::kGray;
+  }
+  return ChromaSubsampling::kNone;
+}
+
+TEST(ImageInfo, MatchesWhatTheGeneratorEncoded) {
+  int jpegs = 0, pngs = 0;
+  for (const TestFile& f : testimages::MakeTestSet()) {
+    if (f.kind == TestFile::Kind::kBroken) continue;
+    SCOPED_TRACE(f.name);
+    const ImageInfo info = ParseImageInfo(f.bytes.data(), f.bytes.size());
+    if (f.kind == TestFile::Kind::kJpeg) {
+      EXPECT_EQ(info.format, ImageFormat::kJpeg);
+      EXPECT_EQ(info.height, f.image.height);
+      EXPECT_EQ(info.width, f.image.width);
+      EXPECT_EQ(info.components, f.subsampling == Subsampling::kGray ? 1 : 3);
+      EXPECT_EQ(info.subsampling, Expected(f.subsampling));
+      EXPECT_EQ(info.progressive, f.progressive);
+      ++jpegs;
+    } else {
+      EXPECT_EQ(info.format, ImageFormat::kPng);
+      EXPECT_EQ(info.height, f.png.height);
+      EXPECT_EQ(info.width, f.png.width);
+      EXPECT_EQ(info.color_type, f.png.color_type);
+      EXPECT_EQ(info.bit_depth, f.png.bit_depth);
+      EXPECT_EQ(info.interlaced, f.png.interlaced);
+      ++pngs;
+    }
+  }
+  EXPECT_EQ(jpegs, 14);
+  EXPECT_EQ(pngs, 15);
+}
+
+TEST(ImageInfo, Describe) {
+  const auto jpeg = testimages::EncodeJpeg(testimages::MakePhotoLike(375, 500, 3, 1), Subsampling::k420, 90, true);
+  EXPECT_EQ(ParseImageInfo(jpeg.data(), jpeg.size()).Describe(), "JPEG 500x375, 3 components, 4:2:0, progressive");
+  testimages::PngSource s = testimages::MakePngSource(9, 17, 6, 16, 2);
+  const auto png = testimages::EncodePng(s);
+  EXPECT_EQ(ParseImageInfo(png.data(), png.size()).Describe(), "PNG 17x9, RGBA, 16-bit");
+}
+
+void ExpectError(const std::vector<uint8_t>& bytes, const std::string& message) {
+  EXPECT_THAT([&] { ParseImageInfo(bytes.data(), bytes.size()); },
+              ::testing::ThrowsMessage<InvalidArgument>(HasSubstr(message)));
+}
+
+// The frame header (SOF) of a baseline JPEG: its offset.
+size_t SofOffset(const std::vector<uint8_t>& jpeg) {
+  for (size_t i = 2; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) return i;
+  }
+  ADD_FAILURE() << "no SOF0";
+  return 0;
+}
+
+TEST(ImageInfo, Errors) {
+  ExpectError({}, "empty input (0 bytes): expected an encoded JPEG or PNG");
+  const std::string html = "<html>";
+  ExpectError(std::vector<uint8_t>(html.begin(), html.end()), "not a JPEG or PNG (starts with 3C 68 74 6D, 6 bytes)");
+  ExpectError({0xFF}, "not a JPEG or PNG (starts with FF, 1 bytes)");
+
+  const auto jpeg = testimages::EncodeJpeg(testimages::MakePhotoLike(20, 30, 3, 3), Subsampling::k420, 90, false);
+  const size_t sof = SofOffset(jpeg);
+  ExpectError(std::vector<uint8_t>(jpeg.begin(), jpeg.begin() + static_cast<long>(sof) + 6),
+              "truncated JPEG header: frame header (SOF) cut off");
+  ExpectError(std::vector<uint8_t>(jpeg.begin(), jpeg.begin() + 30), "truncated JPEG header");
+  auto bad = jpeg;
+  bad[sof + 1] = 0xC3;
+  ExpectError(bad, "unsupported JPEG: lossless (SOF marker 0xC3)");
+  bad = jpeg;
+  bad[sof + 1] = 0xC5;
+  ExpectError(bad, "unsupported JPEG: hierarchical (SOF marker 0xC5)");
+  bad = jpeg;
+  bad[sof + 4] = 12;
+  ExpectError(bad, "unsupported JPEG: 12-bit samples (8-bit expected)");
+  bad = jpeg;
+  bad[sof + 5] = bad[sof + 6] = 0;
+  ExpectError(bad, "unsupported JPEG: height defined by a DNL marker");
+  bad = jpeg;
+  bad[sof + 11] = 0x51;  // component 0's sampling factors 5x1
+  ExpectError(bad, "malformed JPEG header: component 0 sampling factors 5x1");
+  const auto cmyk = testimages::EncodeCmykJpeg(testimages::MakePhotoLike(8, 8, 4, 4), 90);
+  ExpectError(cmyk, "unsupported JPEG: 4 components (CMYK/YCCK)");
+  const std::vector<uint8_t> scan_first = {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02};
+  ExpectError(scan_first, "malformed JPEG header: a scan before the frame header (SOF)");
+
+  const auto png = testimages::EncodePng(testimages::MakePngSource(4, 4, 2, 8, 5));
+  ExpectError(std::vector<uint8_t>(png.begin(), png.begin() + 20), "truncated PNG header: 20 bytes (33 needed for IHDR)");
+  bad = png;
+  bad[24] = 3;  // RGB with bit depth 3
+  ExpectError(bad, "malformed PNG header: colour type 2 with bit depth 3");
+  bad = png;
+  bad[12] = 'X';
+  ExpectError(bad, "malformed PNG header: the first chunk is not a 13-byte IHDR");
+  bad = png;
+  bad[16] = bad[17] = bad[18] = bad[19] = 0;
+  ExpectError(bad, "malformed PNG header: size 0x4");
+}
+
+}  // namespace
+}  // namespace conveyor::ops
