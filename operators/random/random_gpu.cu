@@ -2,6 +2,8 @@
 
 #include "core/cuda/check.h"
 #include "core/op/philox.h"
+#include "operators/image_common/convert.h"
+#include "operators/random/normal.h"
 #include "operators/random/random.h"
 
 namespace conveyor::ops {
@@ -25,6 +27,19 @@ __global__ void RandomKernel(const RandomKey* key_ptr, const RandomSample* sampl
   }
 }
 
+// Element j seeks to uniform 2j, as the CPU loop reaches it.
+template <typename Out>
+__global__ void NormalKernel(const RandomKey* key_ptr, const RandomSample* samples) {
+  const RandomSample s = samples[blockIdx.y];
+  const RandomKey key = *key_ptr;
+  for (int64_t j = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; j < s.count;
+       j += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Philox rng(key.seed, key.node, key.iteration, s.sample);
+    rng.Seek(2 * static_cast<uint64_t>(j));
+    static_cast<Out*>(s.out)[j] = StoreFromFloat<Out>(fmaf(StandardNormal(rng), s.b, s.a));
+  }
+}
+
 template <bool kCoin>
 void Launch(const RandomKey* key, const RandomSample* samples, int n, int64_t max_count,
                 cuda::StreamView stream) {
@@ -37,6 +52,20 @@ void Launch(const RandomKey* key, const RandomSample* samples, int n, int64_t ma
 }
 
 }  // namespace
+
+void NormalGpu(const RandomKey* key, const RandomSample* samples, int n, int64_t max_count, DType dtype,
+               cuda::StreamView stream) {
+  if (n == 0 || max_count == 0) return;
+  constexpr int kThreads = 128;
+  const dim3 grid(static_cast<unsigned>(std::min<int64_t>((max_count + kThreads - 1) / kThreads, 1024)),
+                  static_cast<unsigned>(n));
+  if (dtype == DType::kFloat16) {
+    NormalKernel<Float16Bits><<<grid, kThreads, 0, stream.get()>>>(key, samples);
+  } else {
+    NormalKernel<float><<<grid, kThreads, 0, stream.get()>>>(key, samples);
+  }
+  CONVEYOR_CHECK_LAUNCH("NormalKernel");
+}
 
 void UniformGpu(const RandomKey* key, const RandomSample* samples, int n, int64_t max_count,
                 cuda::StreamView stream) {
