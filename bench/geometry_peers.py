@@ -73,11 +73,9 @@ def main():
         import torchvision.transforms.v2.functional as F
         from torchvision.transforms import v2
 
-        g = torch.Generator().manual_seed(1234)
         torch.manual_seed(1234)
         chw = imgs.permute(0, 3, 1, 2)
         windows = [v2.RandomResizedCrop.get_params(chw[0], scale=[0.08, 1.0], ratio=[3 / 4, 4 / 3]) for _ in range(n)]
-        del g
         rrc_bytes = sum(h * w * C for (_, _, h, w) in windows) + n * S * S * C
 
         def rrc_tv():
