@@ -1,0 +1,84 @@
+// `conveyor bench`: warm-up iterations, then `repeats` timed runs of `iterations` each. Reports
+// samples/s (min, median, max over repeats) and per-stage time per iteration from the executor's
+// counters over the timed part, as a table or JSON.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/session.h"
+
+namespace conveyor::cli {
+
+int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
+  Session session = Session::Open(cmd);
+  const PipelineSpec& spec = session.spec();
+  session.SetIterations(o.warmup + o.iterations * o.repeats);
+  int64_t samples_per_it = 0;
+  for (int64_t i = 0; i < o.warmup; ++i) session.Next().Sync();
+  const ExecutorCounters before = session.pipeline().counters();
+  std::vector<double> rates, seconds;
+  for (int r = 0; r < o.repeats; ++r) {
+    int64_t samples = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < o.iterations; ++i) {
+      PipelineOutputs outputs = session.Next();
+      outputs.Sync();
+      if (outputs.size() > 0) {
+        samples_per_it = outputs.IsGpu(0) ? outputs.Gpu(0).num_samples() : outputs.Cpu(0).num_samples();
+      }
+      samples += samples_per_it;
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    seconds.push_back(s);
+    rates.push_back(static_cast<double>(samples) / std::max(s, 1e-9));
+  }
+  const ExecutorCounters after = session.pipeline().counters();
+  std::vector<double> sorted = rates;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                          : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  const double its = std::max<double>(1.0, static_cast<double>(after.iterations - before.iterations));
+  auto ms = [&](int64_t a, int64_t b) { return static_cast<double>(a - b) / 1e6 / its; };
+  const double cpu = ms(after.stage_cpu_ns, before.stage_cpu_ns);
+  const double issue = ms(after.stage_issue_ns, before.stage_issue_ns);
+  const double wait = ms(after.stage_gpu_wait_ns, before.stage_gpu_wait_ns);
+  const double idle = ms(after.stage_idle_ns, before.stage_idle_ns);
+  const std::string device(DeviceName(session.pipeline().graph().device()));
+  char buf[512];
+  if (o.json) {
+    std::ostringstream r;
+    for (size_t i = 0; i < rates.size(); ++i) r << (i ? ", " : "") << rates[i];
+    std::snprintf(buf, sizeof(buf),
+                  "{\"pipeline\": \"%s\", \"device\": \"%s\", \"batch_size\": %d, \"warmup\": %lld, "
+                  "\"iterations\": %lld, \"repeats\": %d,\n",
+                  spec.name.c_str(), device.c_str(), spec.batch_size, static_cast<long long>(o.warmup),
+                  static_cast<long long>(o.iterations), o.repeats);
+    out << buf << " \"samples_per_s\": {\"min\": " << sorted.front() << ", \"median\": " << median
+        << ", \"max\": " << sorted.back() << ", \"repeats\": [" << r.str() << "]},\n";
+    std::snprintf(buf, sizeof(buf),
+                  " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, \"gpu_wait\": %.6f, "
+                  "\"idle\": %.6f},\n \"captures\": %lld, \"replays\": %lld}\n",
+                  cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
+                  static_cast<long long>(after.replays - before.replays));
+    out << buf;
+    return 0;
+  }
+  std::snprintf(buf, sizeof(buf), "bench: %s on %s, batch %d, %lld warm-up + %d x %lld timed iterations\n",
+                spec.name.c_str(), device.c_str(), spec.batch_size, static_cast<long long>(o.warmup), o.repeats,
+                static_cast<long long>(o.iterations));
+  out << buf;
+  out << "| figure | min | median | max |\n| --- | --- | --- | --- |\n";
+  std::snprintf(buf, sizeof(buf), "| samples/s | %.1f | %.1f | %.1f |\n", sorted.front(), median, sorted.back());
+  out << buf << "\n| stage, ms per iteration (timed part) | value |\n| --- | --- |\n";
+  std::snprintf(buf, sizeof(buf),
+                "| CPU stage | %.3f |\n| GPU issue | %.3f |\n| GPU wait | %.3f |\n| idle (waiting for the consumer) | %.3f |\n",
+                cpu, issue, wait, idle);
+  out << buf << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "
+      << (after.replays - before.replays) << " replays\n";
+  return 0;
+}
+
+}  // namespace conveyor::cli

@@ -1,0 +1,140 @@
+// conveyor: the command-line tool (docs/cli.md).
+//
+//   conveyor validate PIPELINE.yaml...        conveyor ops [--plugin LIB.so] [--markdown] [NAME]
+//   conveyor run PIPELINE.yaml [...]          conveyor bench PIPELINE.yaml [...]
+//   conveyor preview PIPELINE.yaml -o grid.png [...]
+//
+// Exit status: 0 success, 1 a user error (bad YAML, missing file, failing pipeline: one line on
+// stderr), 2 bad command-line arguments (the usage text on stderr). Conveyor's exceptions become
+// those lines here, in one place; nothing escapes main.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/catalogue.h"
+#include "cli/commands.h"
+#include "cli/validate.h"
+#include "core/error.h"
+#include "core/op/plugin.h"
+#include "core/op/registry.h"
+
+namespace conveyor::cli {
+namespace {
+
+int RunOps(const std::vector<std::string>& plugins, bool markdown, const std::string& name) {
+  for (const std::string& plugin : plugins) LoadPlugin(plugin);
+  const OpRegistry& registry = OpRegistry::Global();
+  if (!name.empty()) {
+    const OpRegistry::Entry& entry = registry.Get(name);  // unknown: ConfigError with a suggestion
+    std::cout << (markdown ? CatalogueMarkdown(registry, {name}) : CataloguePage(entry));
+  } else {
+    std::cout << (markdown ? CatalogueMarkdown(registry) : CatalogueList(registry));
+  }
+  return 0;
+}
+
+void AddDevice(CLI::App* cmd, std::string* device) {
+  cmd->add_option("--device", *device, "Where the pipeline runs (overrides pipeline.device)")
+      ->check(CLI::IsMember({"auto", "cpu", "gpu"}));
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("Conveyor: GPU data pipelines declared in YAML.", "conveyor");
+  app.require_subcommand(1);
+  app.failure_message(CLI::FailureMessage::help);
+
+  std::vector<std::string> files, plugins, sets;
+  bool markdown = false, json = false, no_progress = false;
+  std::string op_name, device = "", save_dir, png_path, output_name;
+  int64_t iterations = 0, epochs = 0, warmup = 5;
+  int batch_size = 0, repeats = 3, samples = 16;
+  double progress_interval = 2.0;
+
+  CLI::App* validate = app.add_subcommand("validate", "Check pipeline files without running them (exit 1 on any error)");
+  validate->add_option("files", files, "Pipeline YAML files")->required();
+  validate->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)");
+
+  CLI::App* ops = app.add_subcommand("ops", "The operator catalogue (or one operator's page)");
+  ops->add_option("name", op_name, "Operator name");
+  ops->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)");
+  ops->add_flag("--markdown", markdown, "Write the Markdown page (docs/operators.md)");
+
+  PipelineCommand pc;
+  auto add_pipeline = [&](CLI::App* cmd) {
+    cmd->add_option("pipeline", pc.path, "Pipeline YAML file")->required();
+    AddDevice(cmd, &pc.device);
+    cmd->add_option("--batch-size", pc.batch_size, "Override pipeline.batch_size")->check(CLI::PositiveNumber);
+    cmd->add_option("--set", pc.sets, "Override pipeline.FIELD=VALUE or NODE.ARG=VALUE (repeatable)");
+  };
+
+  CLI::App* run = app.add_subcommand("run", "Run a pipeline with a progress bar and print a summary");
+  add_pipeline(run);
+  auto* it_opt = run->add_option("--iterations", iterations, "Iterations to run")->check(CLI::PositiveNumber);
+  run->add_option("--epochs", epochs, "Epochs of the first reader to run")->check(CLI::PositiveNumber)->excludes(it_opt);
+  run->add_option("--save-outputs", save_dir, "Write every output batch as .npy files into this folder");
+  run->add_flag("--no-progress", no_progress, "No progress display, only the summary");
+  run->add_option("--progress-interval", progress_interval, "Seconds between plain progress lines (not a terminal)")
+      ->check(CLI::NonNegativeNumber);
+
+  CLI::App* bench = app.add_subcommand("bench", "Time a pipeline: warm-up, then repeats of timed iterations");
+  add_pipeline(bench);
+  bench->add_option("--iterations", iterations, "Timed iterations per repeat (default 50)")->check(CLI::PositiveNumber);
+  bench->add_option("--warmup", warmup, "Warm-up iterations (default 5)")->check(CLI::NonNegativeNumber);
+  bench->add_option("--repeats", repeats, "Repeats (default 3)")->check(CLI::PositiveNumber);
+  bench->add_flag("--json", json, "Write JSON instead of a table");
+
+  CLI::App* preview = app.add_subcommand("preview", "Run one batch and write a PNG grid of an image output");
+  add_pipeline(preview);
+  preview->add_option("-o,--out", png_path, "PNG file to write")->required();
+  preview->add_option("--output", output_name, "The pipeline output to show (default: the first image-like one)");
+  preview->add_option("--samples", samples, "Samples to show (default 16)")->check(CLI::PositiveNumber);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*validate) return ValidateFiles(files, plugins, std::cout, std::cerr) == 0 ? 0 : 1;
+    if (*ops) return RunOps(plugins, markdown, op_name);
+    if (*run) {
+      RunOptions o;
+      o.iterations = iterations;
+      o.epochs = epochs;
+      o.save_dir = save_dir;
+      o.progress = no_progress ? ProgressMode::kNone : ProgressMode::kAuto;
+      o.progress_interval_s = progress_interval;
+      return RunCommand(pc, o, std::cout);
+    }
+    if (*bench) {
+      BenchOptions o;
+      o.iterations = iterations > 0 ? iterations : 50;
+      o.warmup = warmup;
+      o.repeats = repeats;
+      o.json = json;
+      return BenchCommand(pc, o, std::cout);
+    }
+    if (*preview) {
+      PreviewOptions o;
+      o.png_path = png_path;
+      o.output = output_name;
+      o.samples = samples;
+      return PreviewCommand(pc, o, std::cout);
+    }
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::cerr << "conveyor " << app.get_subcommands().front()->get_name() << ": error: " << e.what() << "\n";
+    return 1;
+  }
+  return 2;
+}
+
+}  // namespace
+}  // namespace conveyor::cli
+
+int main(int argc, char** argv) { return conveyor::cli::Main(argc, argv); }

@@ -1,0 +1,53 @@
+// Session: a pipeline loaded for a CLI command — file, overrides, graph, executor — and the loop
+// that pulls a given number of iterations from it.
+//
+//   Session s = Session::Open(cmd);   // ConfigError / PluginError / CudaError on a bad setup
+//   s.SetIterations(n);               // how many Next() calls will come (no work is wasted)
+//   for (...) { PipelineOutputs out = s.Next(); ... }
+//
+// Pipelines with an external_source node are rejected: the CLI has no data to feed them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/pipeline/pipeline.h"
+#include "core/tensor/tensor_list.h"
+
+namespace conveyor::cli {
+
+class Session {
+ public:
+  static Session Open(const PipelineCommand& cmd);
+
+  Pipeline& pipeline() { return *pipeline_; }
+  const PipelineSpec& spec() const { return pipeline_->spec(); }
+  // The first reader node in file order ("" when none) and its iterations per epoch (0: none).
+  const std::string& reader() const { return reader_; }
+  int64_t epoch_iterations() const { return epoch_iterations_; }
+  int64_t epoch_samples() const { return epoch_samples_; }
+
+  // The total number of Next() calls the command will make; iterations beyond it are not
+  // scheduled (only the prefetch priming may run ahead).
+  void SetIterations(int64_t total) { total_ = total; }
+  PipelineOutputs Next();
+
+ private:
+  std::unique_ptr<Pipeline> pipeline_;
+  std::string reader_;
+  int64_t epoch_iterations_ = 0;
+  int64_t epoch_samples_ = 0;
+  int64_t scheduled_ = 0;
+  int64_t total_ = 0;
+};
+
+// Output i of `out` in host memory: CPU outputs as they are, GPU outputs copied (and waited for).
+TensorListCPU OutputToHost(const PipelineOutputs& out, int i);
+
+// Bytes of all outputs of one iteration.
+int64_t OutputBytes(const PipelineOutputs& out);
+
+}  // namespace conveyor::cli

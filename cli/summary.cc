@@ -1,0 +1,58 @@
+#include "cli/summary.h"
+
+#include <cstdio>
+#include <sstream>
+
+#include "core/memory/memory_kind.h"
+#include "core/memory/stats.h"
+
+namespace conveyor::cli {
+
+std::string FormatBytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 4) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
+  char buf[512];
+  std::ostringstream s;
+  std::snprintf(buf, sizeof(buf), "summary: %s on %s, batch %d, %lld iterations (%lld samples) in %.3f s",
+                m.pipeline.c_str(), m.device.c_str(), m.batch_size, static_cast<long long>(m.iterations),
+                static_cast<long long>(m.samples), m.seconds);
+  s << buf;
+  if (m.epochs_started > 0) s << ", epoch " << m.epochs_started;
+  s << "\n";
+  const double secs = m.seconds > 0 ? m.seconds : 1e-9;
+  std::snprintf(buf, sizeof(buf), "  throughput      %.1f samples/s, %.2f MB/s of outputs\n",
+                static_cast<double>(m.samples) / secs, static_cast<double>(m.output_bytes) / secs / 1e6);
+  s << buf;
+  // Counters cover every iteration the stage finished (prefetch may have run a few ahead).
+  const double its = c.iterations > 0 ? static_cast<double>(c.iterations) : 1.0;
+  auto ms = [&](int64_t ns) { return static_cast<double>(ns) / 1e6 / its; };
+  std::snprintf(buf, sizeof(buf),
+                "  stage time      CPU stage %.3f ms/it, GPU issue %.3f ms/it, GPU wait %.3f ms/it, "
+                "idle (waiting for the consumer) %.3f ms/it\n",
+                ms(c.stage_cpu_ns), ms(c.stage_issue_ns), ms(c.stage_gpu_wait_ns), ms(c.stage_idle_ns));
+  s << buf;
+  s << "  CUDA graphs     " << c.captures << " captures, " << c.replays << " replays"
+    << (m.graph_capture ? "" : " (graph_capture off)") << "\n";
+  s << "  staged copies   " << c.copies_on_copy_stream << " on the copy stream, " << c.copies_in_graph
+    << " in captured graphs\n";
+  s << "  peak memory    ";
+  const MemoryKind kinds[] = {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice, MemoryKind::kManaged};
+  for (int i = 0; i < 4; ++i) {
+    s << (i ? ", " : " ") << MemoryKindName(kinds[i]) << " " << FormatBytes(static_cast<double>(MemoryStats::Get(kinds[i]).peak_bytes));
+  }
+  s << "\n";
+  for (size_t i = 0; i < m.outputs.size(); ++i) s << (i ? "                  " : "  outputs         ") << m.outputs[i] << "\n";
+  return s.str();
+}
+
+}  // namespace conveyor::cli
