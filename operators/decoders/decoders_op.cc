@@ -10,9 +10,8 @@
 // each sample on the CPU stage's pool straight into its output. Bad data → InvalidArgument naming
 // the node, the sample ("sample 3 of 256") and the reason; see decode_cpu.h for conversions.
 //
-// GPU seam: the nvJPEG backend (operators/decoders/gpu_decoder) adds Device::kGpu to the
-// schemas and implements RunGpu from `plan_`, the same DecodePlan RunCpu uses, calling
-// DecodeSampleCpu for images nvJPEG refuses.
+// GPU backend: RunGpu drives GpuDecoder (operators/decoders/gpu_decoder.h) from `plan_`, the same
+// DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG refuses.
 #include <optional>
 #include <vector>
 
