@@ -5,7 +5,7 @@
 //
 // | what      | contract                                                                      |
 // |-----------|-------------------------------------------------------------------------------|
-// | layout    | HWC, interleaved channels (1..kMaxChannels), row-major, dense                  |
+// | layout    | HWC, interleaved channels (1..kMaxResampleChannels), row-major, dense           |
 // | dtypes    | in: uint8 or float32; out: uint8 (round half up, clamp) or float32             |
 // | window    | [y0, y0 + win_h) x [x0, x0 + win_w) inside the image; only it is read          |
 // | order     | horizontal pass into float, then vertical pass over those floats, taps in     |

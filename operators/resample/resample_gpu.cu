@@ -176,10 +176,10 @@ void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_by
                  DType out_dtype, cuda::StreamView stream) {
   if (num_samples == 0 || capacity_bytes == 0) return;
   // Blocks per sample: enough for the largest one-channel sample the capacity holds, but no more
-  // than ~2048 blocks in all (grid-stride loops cover the rest) so empty blocks cost nothing.
+  // than ~8192 blocks in all (grid-stride loops cover the rest): ~16 waves keep the tail short.
   const int64_t out_size = out_dtype == DType::kUInt8 ? 1 : 4;
   const int64_t tiles = std::max<int64_t>(capacity_bytes / out_size / num_samples / (kTileW * kTileH), 1);
-  const int64_t spread = std::max<int64_t>((2048 + num_samples - 1) / num_samples, 1);
+  const int64_t spread = std::max<int64_t>((8192 + num_samples - 1) / num_samples, 1);
   const int blocks = static_cast<int>(std::min(tiles, spread));
   const cudaStream_t s = stream.get();
   if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, s);

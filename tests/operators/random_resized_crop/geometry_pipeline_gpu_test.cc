@@ -1,6 +1,6 @@
 // The geometric operators inside real pipelines: external_source (images of varying sizes) ->
-// random_resized_crop -> flip with a per-sample $coin, and -> resize (resize_longer: outputs never exceed the warm-up's) -> crop
-// with padding. A captured GPU pipeline gives bit-identical results to the eager GPU pipeline and
+// random_resized_crop -> flip with a per-sample $coin, and -> resize (resize_longer, so outputs
+// never exceed the warm-up's) -> crop with padding. A captured GPU pipeline gives bit-identical results to the eager GPU pipeline and
 // to the same pipeline on the CPU, over 100 iterations; after warm-up the capture count stays
 // fixed while shapes vary within capacity, and grows only when the inputs outgrow it.
 #include <gtest/gtest.h>
