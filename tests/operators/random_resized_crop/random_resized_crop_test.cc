@@ -103,7 +103,8 @@ TEST(RandomResizedCropCpu, ArgumentErrorsSayWhatAndWhere) {
               HasSubstr("op \"random_resized_crop\" (rrc): random_area must be [lo, hi] with 0 < lo <= hi <= 1, got [0.5, 0.2]"));
   EXPECT_THAT(ConstructionError(Rrc().SetArg("random_aspect_ratio", std::vector<double>{2, 1})),
               HasSubstr("op \"random_resized_crop\" (rrc): random_aspect_ratio must be [lo, hi] with 0 < lo <= hi"));
-  EXPECT_THAT(ConstructionError(OpSpec("random_resized_crop", "rrc").AddInput("x").AddOutput("y")), HasSubstr("size"));
+  EXPECT_THAT(ConstructionError(OpSpec("random_resized_crop", "rrc").AddInput("x").AddOutput("y")),
+              HasSubstr("missing required argument \"size\""));
   try {
     RunOp({Rrc(), RandomImages({{3, 4, 4}}, DType::kUInt8, "CHW")}, Device::kCpu);
     FAIL() << "no error";

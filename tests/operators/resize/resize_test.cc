@@ -248,6 +248,12 @@ TEST(ResizeCpu, PerSampleNegativeSizeNamesTheSample) {
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("op \"resize\" (r): sample 1: resize_x must not be negative, got -2"));
   }
+  try {
+    RunOp({Resize().SetArgInput("size", "s"), img, {{"size", ArgValues({{3, 3}, {-1, 4}})}}}, Device::kCpu);
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op \"resize\" (r): sample 1: size must not be negative, got [-1, 4]"));
+  }
 }
 
 TEST(ResizeCpu, InputErrorsSayWhatArrived) {
