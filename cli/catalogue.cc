@@ -79,7 +79,7 @@ std::string CatalogueList(const OpRegistry& registry) {
     const OpRegistry::Entry& e = registry.Get(name);
     std::string devices = Devices(e.schema) + (e.schema.capturable() ? " (capturable)" : "");
     s << name << std::string(width + 2 - name.size(), ' ') << "[" << devices << "] " << Summary(e.schema.doc());
-    if (e.origin != "built-in") s << " (from " << e.origin << ")";
+    if (e.origin != "built-in") s << " (" << e.origin << ")";
     s << "\n";
   }
   return s.str();

@@ -55,11 +55,11 @@ int Main(int argc, char** argv) {
 
   CLI::App* validate = app.add_subcommand("validate", "Check pipeline files without running them (exit 1 on any error)");
   validate->add_option("files", files, "Pipeline YAML files")->required();
-  validate->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)");
+  validate->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)")->allow_extra_args(false);
 
   CLI::App* ops = app.add_subcommand("ops", "The operator catalogue (or one operator's page)");
   ops->add_option("name", op_name, "Operator name");
-  ops->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)");
+  ops->add_option("--plugin", plugins, "Load an operator plugin first (repeatable)")->allow_extra_args(false);
   ops->add_flag("--markdown", markdown, "Write the Markdown page (docs/operators.md)");
 
   PipelineCommand pc;
@@ -67,7 +67,8 @@ int Main(int argc, char** argv) {
     cmd->add_option("pipeline", pc.path, "Pipeline YAML file")->required();
     AddDevice(cmd, &pc.device);
     cmd->add_option("--batch-size", pc.batch_size, "Override pipeline.batch_size")->check(CLI::PositiveNumber);
-    cmd->add_option("--set", pc.sets, "Override pipeline.FIELD=VALUE or NODE.ARG=VALUE (repeatable)");
+    cmd->add_option("--set", pc.sets, "Override pipeline.FIELD=VALUE or NODE.ARG=VALUE (repeatable)")
+        ->allow_extra_args(false);
   };
 
   CLI::App* run = app.add_subcommand("run", "Run a pipeline with a progress bar and print a summary");

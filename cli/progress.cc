@@ -32,10 +32,10 @@ Progress::Progress(std::ostream& out, bool terminal, double interval_s, int64_t 
 std::string Progress::Line(int64_t done, double elapsed_s) const {
   const double per_it = done > 0 ? elapsed_s / static_cast<double>(done) : 0.0;
   const double rate = elapsed_s > 0 ? static_cast<double>(done) * batch_size_ / elapsed_s : 0.0;
-  // The epoch the next iteration belongs to; ETA to its end (or to the run's end without one).
+  // The epoch of the last finished iteration; ETA to its end (or to the run's end without one).
   int64_t epoch = 1, left = total_ - done;
   if (epoch_iterations_ > 0) {
-    epoch = std::min(done, total_ - 1) / epoch_iterations_ + 1;
+    epoch = std::max<int64_t>(done - 1, 0) / epoch_iterations_ + 1;
     left = std::min(total_, epoch * epoch_iterations_) - done;
   }
   const double eta = per_it * static_cast<double>(left);

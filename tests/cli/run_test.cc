@@ -1,0 +1,272 @@
+// `conveyor run` and `conveyor bench` on CPU pipelines over generated .npy data: progress lines,
+// epochs, the summary, --set overrides and their errors, --save-outputs read back.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "operators/readers/npy_format.h"
+#include "tests/cli/cli_runner.h"
+
+namespace conveyor::cli_test {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int kFiles = 5;
+
+// kFiles uint8 HWC arrays a0..a4 under dir/data (heights 4 + i when `ragged`, else 4), and a
+// pipeline reading them in order, batch 2.
+struct Dataset {
+  std::string dir, yaml;
+  std::vector<std::vector<uint8_t>> arrays;
+  std::vector<Shape> shapes;
+};
+
+Dataset MakeDataset(const std::string& name, bool ragged, const std::string& extra_ops = "") {
+  Dataset d;
+  d.dir = MakeTempDir(name);
+  for (int i = 0; i < kFiles; ++i) {
+    const Shape shape{ragged ? 4 + i : 4, 6, 3};
+    d.shapes.push_back(shape);
+    d.arrays.push_back(RandomBytes(static_cast<size_t>(shape.num_elements()), 100 + i));
+    WriteNpy(d.dir + "/data/a" + std::to_string(i) + ".npy", DType::kUInt8, shape, d.arrays.back());
+  }
+  d.yaml = d.dir + "/numpy.yaml";
+  WriteText(d.yaml, R"(pipeline:
+  name: numpy_run
+  batch_size: 2
+  device: cpu
+  num_threads: 2
+ops:
+  - op: readers.numpy
+    name: reader
+    args: {file_root: data}
+    outputs: [arrays]
+)" + extra_ops + "outputs: [arrays]\n");
+  return d;
+}
+
+// The data of a saved .npy file, checking its header's dtype and shape.
+std::vector<uint8_t> ReadNpy(const std::string& path, DType dtype, const Shape& shape) {
+  const std::string bytes = ReadText(path);
+  EXPECT_FALSE(bytes.empty()) << path;
+  if (bytes.empty()) return {};
+  const ops::NpyHeader h = ops::ParseNpyHeader(bytes.data(), bytes.size(), path);
+  EXPECT_EQ(h.dtype, dtype) << path;
+  EXPECT_EQ(h.shape, shape) << path;
+  EXPECT_FALSE(h.fortran_order);
+  EXPECT_EQ(static_cast<int64_t>(bytes.size()), h.data_offset + h.data_bytes()) << path;
+  return std::vector<uint8_t>(bytes.begin() + h.data_offset, bytes.end());
+}
+
+TEST(CliRun, EpochsProgressAndSummary) {
+  const Dataset d = MakeDataset("run_epochs", true);
+  const CliResult r = RunConveyor({"run", d.yaml, "--epochs", "2", "--progress-interval", "0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("running numpy_run (" + d.yaml + ") on cpu: batch 2, 6 iterations"));
+  EXPECT_THAT(r.out, HasSubstr("epoch of reader \"reader\": 5 samples = 3 iterations"));
+  // Not a terminal: one plain line per iteration at interval 0, epochs counted from the reader.
+  EXPECT_THAT(r.out, HasSubstr("progress: iteration 1/6, epoch 1,"));
+  EXPECT_THAT(r.out, HasSubstr("progress: iteration 3/6, epoch 1,"));
+  EXPECT_THAT(r.out, HasSubstr("progress: iteration 4/6, epoch 2,"));
+  EXPECT_THAT(r.out, HasSubstr("progress: iteration 6/6, epoch 2,"));
+  EXPECT_THAT(r.out, HasSubstr("epoch ETA"));
+  EXPECT_THAT(r.out, HasSubstr("summary: numpy_run on cpu, batch 2, 6 iterations"));
+  EXPECT_THAT(r.out, HasSubstr("samples/s"));
+  EXPECT_THAT(r.out, HasSubstr("MB/s of outputs"));
+  EXPECT_THAT(r.out, HasSubstr("stage time      CPU stage"));
+  EXPECT_THAT(r.out, HasSubstr("CUDA graphs     0 captures, 0 replays (graph_capture off)"));
+  EXPECT_THAT(r.out, HasSubstr("peak memory     host "));
+  EXPECT_THAT(r.out, HasSubstr("arrays: uint8 2 samples, non-uniform, first (4, 6, 3) on the host"));
+  EXPECT_EQ(r.out.find("\r"), std::string::npos);  // no terminal redraws in a pipe
+}
+
+TEST(CliRun, NoProgressPrintsOnlyTheSummary) {
+  const Dataset d = MakeDataset("run_quiet", false);
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "4", "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("progress:"), std::string::npos);
+  EXPECT_THAT(r.out, HasSubstr("4 iterations (8 samples)"));
+}
+
+TEST(CliRun, SaveOutputsUniformBatchesAsOneArray) {
+  const Dataset d = MakeDataset("save_uniform", false);
+  const std::string out = d.dir + "/saved";
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "2", "--save-outputs", out, "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int it = 0; it < 2; ++it) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "/arrays_%06d.npy", it);
+    const std::vector<uint8_t> got = ReadNpy(out + name, DType::kUInt8, Shape{2, 4, 6, 3});
+    std::vector<uint8_t> want = d.arrays[2 * it];
+    want.insert(want.end(), d.arrays[2 * it + 1].begin(), d.arrays[2 * it + 1].end());
+    EXPECT_EQ(got, want) << name;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out + "/arrays_000002.npy"));
+}
+
+TEST(CliRun, SaveOutputsRaggedBatchesOneFilePerSample) {
+  const Dataset d = MakeDataset("save_ragged", true);
+  const std::string out = d.dir + "/saved";
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "2", "--save-outputs", out, "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (int it = 0; it < 2; ++it) {
+    for (int s = 0; s < 2; ++s) {
+      char name[64];
+      std::snprintf(name, sizeof(name), "/arrays_%06d_%04d.npy", it, s);
+      EXPECT_EQ(ReadNpy(out + name, DType::kUInt8, d.shapes[2 * it + s]), d.arrays[2 * it + s]) << name;
+    }
+  }
+}
+
+TEST(CliRun, SaveOutputsIntoAFileIsAnError) {
+  const Dataset d = MakeDataset("save_file", false);
+  WriteText(d.dir + "/taken", "x");
+  const CliResult r = RunConveyor({"run", d.yaml, "--save-outputs", d.dir + "/taken"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("--save-outputs: cannot create the folder \"" + d.dir + "/taken\""));
+}
+
+TEST(CliRun, SetAndBatchSizeOverrideThePipeline) {
+  const Dataset d = MakeDataset("set_ok", false);
+  const std::string out = d.dir + "/saved";
+  // Batch 5 is the whole dataset; shuffled, its samples are a permutation of the files.
+  const CliResult r = RunConveyor({"run", d.yaml, "--batch-size", "5", "--set", "reader.random_shuffle=true",
+                                   "--set", "pipeline.seed=7", "--save-outputs", out, "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("batch 5, 1 iterations"));
+  const std::vector<uint8_t> got = ReadNpy(out + "/arrays_000000.npy", DType::kUInt8, Shape{5, 4, 6, 3});
+  const size_t n = d.arrays[0].size();
+  std::vector<int> seen(kFiles, 0);
+  for (int s = 0; s < kFiles && got.size() == n * kFiles; ++s) {
+    const std::vector<uint8_t> sample(got.begin() + s * n, got.begin() + (s + 1) * n);
+    for (int f = 0; f < kFiles; ++f) seen[f] += sample == d.arrays[f];
+  }
+  EXPECT_EQ(seen, std::vector<int>(kFiles, 1));
+}
+
+TEST(CliRun, SetErrorsNameTheKeyAndWhatWasExpected) {
+  const Dataset d = MakeDataset("set_bad", false);
+  auto err = [&](const std::string& set) {
+    const CliResult r = RunConveyor({"run", d.yaml, "--set", set});
+    EXPECT_EQ(r.status, 1) << set;
+    return r.err;
+  };
+  EXPECT_THAT(err("reader.random_shufle=true"),
+              HasSubstr("--set reader.random_shufle=true: op \"readers.numpy\" (reader) has no argument "
+                        "\"random_shufle\"; did you mean \"random_shuffle\"?"));
+  EXPECT_THAT(err("reader.num_shards=0"), HasSubstr("--set reader.num_shards=0: op \"readers.numpy\" (reader): "
+                                                   "argument \"num_shards\": expected a value"));
+  EXPECT_THAT(err("reader.random_shuffle=maybe"), HasSubstr("expected bool, got \"maybe\""));
+  EXPECT_THAT(err("reader.shard_id=1.5"), HasSubstr("expected int, got \"1.5\""));
+  EXPECT_THAT(err("redaer.shard_id=1"), HasSubstr("no node named \"redaer\"; did you mean \"reader\"?"));
+  EXPECT_THAT(err("pipeline.batch_sise=4"), HasSubstr("unknown pipeline key \"batch_sise\"; did you mean \"batch_size\"?"));
+  EXPECT_THAT(err("pipeline.batch_size=0"), HasSubstr("pipeline.batch_size must be an integer >= 1, got 0"));
+  EXPECT_THAT(err("batch_size"), HasSubstr("--set batch_size: expected KEY=VALUE with KEY pipeline.FIELD or NODE.ARGUMENT"));
+}
+
+TEST(CliRun, PluginPipeline) {
+  const std::string plugin = std::filesystem::absolute("tests/cli/libcli_invert.so").string();
+  const Dataset d = MakeDataset("plugin_run", false, R"(  - op: cli_example.invert
+    name: invert
+    inputs: [arrays]
+    outputs: [inverted]
+)");
+  // The dataset's file lists `arrays` as the output; point it at the plugin's.
+  std::string yaml = ReadText(d.yaml);
+  yaml.replace(yaml.rfind("outputs: [arrays]"), std::string("outputs: [arrays]").size(), "outputs: [inverted]");
+  yaml.replace(yaml.find("ops:"), 4, "plugins: [" + plugin + "]\nops:");
+  WriteText(d.yaml, yaml);
+  const std::string out = d.dir + "/saved";
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "1", "--save-outputs", out, "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err << yaml;
+  const std::vector<uint8_t> got = ReadNpy(out + "/inverted_000000.npy", DType::kUInt8, Shape{2, 4, 6, 3});
+  ASSERT_EQ(got.size(), 2 * d.arrays[0].size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const uint8_t in = d.arrays[i / d.arrays[0].size()][i % d.arrays[0].size()];
+    ASSERT_EQ(got[i], 255 - in) << i;
+  }
+}
+
+TEST(CliRun, EpochsNeedAReader) {
+  const std::string dir = MakeTempDir("no_reader");
+  WriteText(dir + "/p.yaml", R"(pipeline: {name: noreader, batch_size: 2, device: cpu}
+ops:
+  - {op: random.uniform, name: noise, args: {shape: [3]}, outputs: [noise]}
+outputs: [noise]
+)");
+  const CliResult r = RunConveyor({"run", dir + "/p.yaml", "--epochs", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("--epochs needs a reader node (readers.*) to define an epoch; use --iterations"));
+  // Without a reader and without --iterations: 100 iterations.
+  const CliResult ok = RunConveyor({"run", dir + "/p.yaml", "--no-progress"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("100 iterations (200 samples)"));
+}
+
+TEST(CliRun, ExternalSourceCannotBeFedFromTheCli) {
+  const std::string dir = MakeTempDir("external");
+  WriteText(dir + "/p.yaml", R"(pipeline: {name: ext, batch_size: 2, device: cpu}
+ops:
+  - {op: external_source, name: feed, outputs: [data]}
+outputs: [data]
+)");
+  const CliResult r = RunConveyor({"run", dir + "/p.yaml"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("p.yaml:3:"));
+  EXPECT_THAT(r.err, HasSubstr("the conveyor CLI has no data to feed an external_source node"));
+}
+
+TEST(CliRun, BadFilesAreUserErrors) {
+  const std::string dir = MakeTempDir("run_bad");
+  WriteText(dir + "/p.yaml", "pipeline: {name: x}\nops:\n  - {op: random.unifrom, outputs: [a]}\noutputs: [a]\n");
+  const CliResult r = RunConveyor({"run", dir + "/p.yaml"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr(dir + "/p.yaml:3:"));
+  EXPECT_THAT(r.err, HasSubstr("did you mean \"random.uniform\"?"));
+  const CliResult missing = RunConveyor({"run", dir + "/none.yaml"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_THAT(missing.err, HasSubstr("conveyor run: error: " + dir + "/none.yaml: cannot open the pipeline file"));
+}
+
+TEST(CliRun, FailingPipelineIsOneLineNotACrash) {
+  const Dataset d = MakeDataset("run_fail", false);
+  WriteText(d.dir + "/data/broken.npy", "not an array");
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "3"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("conveyor run: error:"));
+  EXPECT_THAT(r.err, HasSubstr("broken.npy"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("terminate")));
+}
+
+TEST(CliBench, TableAndJson) {
+  const Dataset d = MakeDataset("bench", false);
+  const CliResult table = RunConveyor({"bench", d.yaml, "--iterations", "4", "--warmup", "1", "--repeats", "3"});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("bench: numpy_run on cpu, batch 2, 1 warm-up + 3 x 4 timed iterations"));
+  EXPECT_THAT(table.out, HasSubstr("| samples/s | "));
+  EXPECT_THAT(table.out, HasSubstr("| CPU stage | "));
+  const CliResult json = RunConveyor({"bench", d.yaml, "--iterations", "4", "--warmup", "0", "--repeats", "2", "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("\"pipeline\": \"numpy_run\""));
+  EXPECT_THAT(json.out, HasSubstr("\"repeats\": 2"));
+  EXPECT_THAT(json.out, HasSubstr("\"samples_per_s\": {\"min\": "));
+  EXPECT_THAT(json.out, HasSubstr("\"ms_per_iteration\": {\"cpu_stage\": "));
+  // min <= median <= max, and the repeats list has two positive rates.
+  double mn = 0, med = 0, mx = 0, r0 = 0, r1 = 0;
+  const size_t at = json.out.find("\"samples_per_s\"");
+  ASSERT_NE(at, std::string::npos);
+  ASSERT_EQ(std::sscanf(json.out.c_str() + at,
+                        "\"samples_per_s\": {\"min\": %lf, \"median\": %lf, \"max\": %lf, \"repeats\": [%lf, %lf]}",
+                        &mn, &med, &mx, &r0, &r1),
+            5)
+      << json.out;
+  EXPECT_GT(mn, 0);
+  EXPECT_LE(mn, med);
+  EXPECT_LE(med, mx);
+  EXPECT_DOUBLE_EQ(std::min(r0, r1), mn);
+}
+
+}  // namespace
+}  // namespace conveyor::cli_test
