@@ -38,13 +38,14 @@ class FlipOp final : public Operator {
   OutputDescs Setup(const Workspace& ws) override {
     TensorListDesc d = ws.InputDesc(0);
     d.layout = CheckImageInput(ws, 0, {"HWC", "CHW", "HW"}, kAnyDType, 0);
+    layout_ = d.layout;  // the run reads it from here, not from the output list
     return {d};
   }
 
   void RunCpu(Workspace& ws) override {
     const TensorListCPU& in = ws.InputCpu(0);
     TensorListCPU& out = ws.OutputCpu(0);
-    const Layout layout = out.layout();
+    const Layout layout = layout_;
     ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const int s = static_cast<int>(i);
@@ -59,7 +60,7 @@ class FlipOp final : public Operator {
     TensorListGPU& out = ws.OutputGpu(0);
     FlipDesc* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()), ws.stream());
     for (int s = 0; s < in.num_samples(); ++s) {
-      d[s] = Desc(ws, out.layout(), in.raw_sample(s), out.raw_sample(s), in.shape(s), s);
+      d[s] = Desc(ws, layout_, in.raw_sample(s), out.raw_sample(s), in.shape(s), s);
     }
   }
 
@@ -84,6 +85,7 @@ class FlipOp final : public Operator {
     return d;
   }
 
+  Layout layout_ = "HWC";  // of this iteration's input, from Setup
   SlotDescriptors<FlipDesc> descs_;
 };
 
