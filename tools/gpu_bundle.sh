@@ -35,6 +35,7 @@ for extra in core/capi/libconveyor_c.so tools/conveyor tools/conveyor_smoke tool
   if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
 done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
+python3 python/build_wheel.py --lib "$bin/core/capi/libconveyor_c.so" --out "$BUNDLE/wheel" >/dev/null  # there: pip install .bundle/wheel/conveyor-*.whl
 if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
 # Peer scripts (PyTorch, torchvision) that benchmarks compare against on the GPU machine.
 if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' -exec cp {} "$BUNDLE/peers/" \;; fi
