@@ -48,9 +48,9 @@ int Main(int argc, char** argv) {
 
   std::vector<std::string> files, plugins, sets;
   bool markdown = false, json = false, no_progress = false;
-  std::string op_name, device = "", save_dir, png_path, output_name;
+  std::string op_name, save_dir, png_path, output_name;
   int64_t iterations = 0, epochs = 0, warmup = 5;
-  int batch_size = 0, repeats = 3, samples = 16;
+  int repeats = 3, samples = 16;
   double progress_interval = 2.0;
 
   CLI::App* validate = app.add_subcommand("validate", "Check pipeline files without running them (exit 1 on any error)");

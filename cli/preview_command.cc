@@ -1,10 +1,192 @@
+// `conveyor preview`: one batch of an image output as a PNG grid (image_grid.h).
+//
+// | output samples                         | read as                                   |
+// |----------------------------------------|-------------------------------------------|
+// | layout HWC / CHW / HW                  | that layout                               |
+// | no layout, 3-D, last extent 1, 3 or 4  | HWC (first extent 1, 3 or 4: CHW)         |
+// | 1 channel / 3 channels / 4 channels    | gray / RGB / RGB with alpha dropped       |
+//
+// Values: uint8 as they are; other dtypes through the producing crop_mirror_normalize node's
+// mean/std/scale/shift inverted when the output comes straight from one, else min/max-scaled
+// per image to 0..255. Captions: the label from an output of one integer per sample (the first
+// such output besides the image), else the sample index.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 #include "cli/commands.h"
+#include "cli/image_grid.h"
+#include "cli/session.h"
 #include "core/error.h"
+#include "core/tensor/half.h"
+#include "core/util/strings.h"
 
 namespace conveyor::cli {
+namespace {
 
-int PreviewCommand(const PipelineCommand&, const PreviewOptions&, std::ostream&) {
-  throw InvalidArgument("preview is not implemented yet");
+enum class ImageLayout { kNone, kHWC, kCHW, kHW };
+
+ImageLayout Classify(const Shape& s, const Layout& layout) {
+  if (layout.str() == "HWC" && s.ndim() == 3) return ImageLayout::kHWC;
+  if (layout.str() == "CHW" && s.ndim() == 3) return ImageLayout::kCHW;
+  if (layout.str() == "HW" && s.ndim() == 2) return ImageLayout::kHW;
+  if (!layout.empty()) return ImageLayout::kNone;
+  auto channels = [](int64_t c) { return c == 1 || c == 3 || c == 4; };
+  if (s.ndim() == 3 && channels(s[2])) return ImageLayout::kHWC;
+  if (s.ndim() == 3 && channels(s[0])) return ImageLayout::kCHW;
+  return ImageLayout::kNone;
+}
+
+double Element(const void* data, DType dtype, int64_t i) {
+  switch (dtype) {
+    case DType::kBool:
+    case DType::kUInt8: return static_cast<const uint8_t*>(data)[i];
+    case DType::kInt8: return static_cast<const int8_t*>(data)[i];
+    case DType::kUInt16: return static_cast<const uint16_t*>(data)[i];
+    case DType::kInt16: return static_cast<const int16_t*>(data)[i];
+    case DType::kInt32: return static_cast<const int32_t*>(data)[i];
+    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case DType::kFloat16: return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kBFloat16: return BFloat16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kFloat32: return static_cast<const float*>(data)[i];
+    case DType::kFloat64: return static_cast<const double*>(data)[i];
+  }
+  return 0;
+}
+
+// in = (out - shift) / scale * std + mean, per channel (crop_mirror_normalize's formula inverted).
+struct Denormalize {
+  std::vector<double> mean, std;
+  double scale = 1, shift = 0;
+  double Apply(double v, int c) const {
+    const double m = mean.size() == 1 ? mean[0] : mean[static_cast<size_t>(c) % mean.size()];
+    const double s = std.size() == 1 ? std[0] : std[static_cast<size_t>(c) % std.size()];
+    return (v - shift) / scale * s + m;
+  }
+};
+
+std::optional<Denormalize> FindNormalization(const Graph& graph, const std::string& output) {
+  for (const GraphNode& node : graph.nodes()) {
+    const auto& outs = node.spec.outputs();
+    if (node.op() != "crop_mirror_normalize" || std::find(outs.begin(), outs.end(), output) == outs.end()) continue;
+    Denormalize d;
+    d.mean = node.spec.Arg<std::vector<double>>("mean");
+    d.std = node.spec.Arg<std::vector<double>>("std");
+    d.scale = node.spec.Arg<double>("scale");
+    d.shift = node.spec.Arg<double>("shift");
+    if (d.mean.empty() || d.std.empty() || d.scale == 0) return std::nullopt;
+    return d;
+  }
+  return std::nullopt;
+}
+
+RgbImage ToTile(const TensorListCPU& batch, int i, ImageLayout kind, const std::optional<Denormalize>& undo) {
+  const Shape& s = batch.shape(i);
+  const int64_t h = kind == ImageLayout::kCHW ? s[1] : s[0];
+  const int64_t w = kind == ImageLayout::kCHW ? s[2] : s[1];
+  const int64_t c = kind == ImageLayout::kHW ? 1 : (kind == ImageLayout::kCHW ? s[0] : s[2]);
+  const void* data = batch.raw_sample(i);
+  auto index = [&](int64_t y, int64_t x, int64_t ch) {
+    return kind == ImageLayout::kCHW ? (ch * h + y) * w + x : (y * w + x) * c + ch;
+  };
+  // Gray for one channel; the first three otherwise (alpha and any extra channel dropped).
+  const int64_t used = c >= 3 ? 3 : 1;
+  std::vector<double> v(static_cast<size_t>(h * w * 3));
+  for (int64_t y = 0; y < h; ++y) {
+    for (int64_t x = 0; x < w; ++x) {
+      for (int64_t ch = 0; ch < 3; ++ch) {
+        const int64_t src = used == 3 ? ch : 0;
+        double e = Element(data, batch.dtype(), index(y, x, src));
+        if (undo) e = undo->Apply(e, static_cast<int>(src));
+        v[static_cast<size_t>((y * w + x) * 3 + ch)] = e;
+      }
+    }
+  }
+  double lo = 0, hi = 255;
+  if (batch.dtype() != DType::kUInt8 && !undo && !v.empty()) {
+    lo = *std::min_element(v.begin(), v.end());
+    hi = *std::max_element(v.begin(), v.end());
+  }
+  const double k = hi > lo ? 255.0 / (hi - lo) : 0.0;
+  RgbImage tile(static_cast<int>(w), static_cast<int>(h));
+  for (size_t j = 0; j < v.size(); ++j) {
+    tile.pixels[j] = static_cast<uint8_t>(std::clamp(std::lround((v[j] - lo) * k), 0L, 255L));
+  }
+  return tile;
+}
+
+bool IsLabelOutput(const TensorListCPU& b) {
+  if (b.num_samples() == 0 || IsFloatingPoint(b.dtype()) || b.dtype() == DType::kBool) return false;
+  for (const Shape& s : b.shapes()) {
+    if (s.num_elements() != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, std::ostream& out) {
+  Session session = Session::Open(cmd);
+  session.SetIterations(1);
+  PipelineOutputs outputs = session.Next();
+  outputs.Sync();
+  std::vector<TensorListCPU> host;
+  for (int i = 0; i < outputs.size(); ++i) host.push_back(OutputToHost(outputs, i));
+  const std::vector<std::string>& names = outputs.names();
+
+  int chosen = -1;
+  if (!options.output.empty()) {
+    const auto it = std::find(names.begin(), names.end(), options.output);
+    if (it == names.end()) {
+      throw ConfigError("--output " + options.output + ": the pipeline has no output \"" + options.output + "\"" +
+                        DidYouMean(options.output, names) + " (outputs: " + Join(names, ", ") + ")");
+    }
+    chosen = static_cast<int>(it - names.begin());
+  } else {
+    for (int i = 0; i < static_cast<int>(host.size()) && chosen < 0; ++i) {
+      if (host[i].num_samples() > 0 && Classify(host[i].shape(0), host[i].layout()) != ImageLayout::kNone) chosen = i;
+    }
+    if (chosen < 0) {
+      throw ConfigError(cmd.path + ": no output looks like images (HWC, CHW or HW samples, or 3-D with 1, 3 or 4 "
+                        "channels); outputs: " + Join(names, ", ") + "; pick one with --output");
+    }
+  }
+  const TensorListCPU& images = host[static_cast<size_t>(chosen)];
+  int label_output = -1;
+  for (int i = 0; i < static_cast<int>(host.size()) && label_output < 0; ++i) {
+    if (i != chosen && IsLabelOutput(host[i]) && host[i].num_samples() == images.num_samples()) label_output = i;
+  }
+  const std::optional<Denormalize> undo =
+      IsFloatingPoint(images.dtype()) ? FindNormalization(session.pipeline().graph(), names[chosen]) : std::nullopt;
+
+  std::vector<RgbImage> tiles;
+  std::vector<std::string> captions;
+  const int n = std::min(options.samples, images.num_samples());
+  for (int i = 0; i < n; ++i) {
+    const ImageLayout kind = Classify(images.shape(i), images.layout());
+    if (kind == ImageLayout::kNone) {
+      throw InvalidArgument("--output " + names[chosen] + ": sample " + std::to_string(i) + " has shape " +
+                            images.shape(i).ToString() + " and layout \"" + std::string(images.layout().str()) +
+                            "\"; expected HWC, CHW or HW images");
+    }
+    tiles.push_back(ToTile(images, i, kind, undo));
+    if (label_output >= 0) {
+      const TensorListCPU& l = host[static_cast<size_t>(label_output)];
+      captions.push_back(names[label_output] + " " +
+                         std::to_string(static_cast<int64_t>(Element(l.raw_sample(i), l.dtype(), 0))));
+    } else {
+      captions.push_back("#" + std::to_string(i));
+    }
+  }
+  const RgbImage grid = RenderGrid(tiles, captions);
+  WritePng(options.png_path, grid);
+  out << "preview: " << options.png_path << " (" << grid.width << "x" << grid.height << "), " << n << " samples of \""
+      << names[chosen] << "\" (" << DTypeName(images.dtype()) << ")"
+      << (undo ? ", normalization undone from crop_mirror_normalize" : "")
+      << (images.dtype() != DType::kUInt8 && !undo ? ", min/max scaled per image" : "")
+      << (label_output >= 0 ? ", captions from \"" + names[label_output] + "\"" : std::string(", captions: sample index"))
+      << "\n";
+  return 0;
 }
 
 }  // namespace conveyor::cli

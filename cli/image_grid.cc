@@ -1,0 +1,155 @@
+#include "cli/image_grid.h"
+
+#include <png.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace conveyor::cli {
+namespace {
+
+// 5x7 glyphs, one string per row, '#' = ink. Drawn by hand for this project.
+struct Glyph {
+  char c;
+  const char* rows[7];
+};
+
+constexpr Glyph kGlyphs[] = {
+    {'0', {".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."}},
+    {'1', {"..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."}},
+    {'2', {".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"}},
+    {'3', {"#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."}},
+    {'4', {"...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."}},
+    {'5', {"#####", "#....", "####.", "....#", "....#", "#...#", ".###."}},
+    {'6', {"..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."}},
+    {'7', {"#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."}},
+    {'8', {".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."}},
+    {'9', {".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."}},
+    {'A', {".###.", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"}},
+    {'B', {"####.", "#...#", "#...#", "####.", "#...#", "#...#", "####."}},
+    {'C', {".###.", "#...#", "#....", "#....", "#....", "#...#", ".###."}},
+    {'D', {"###..", "#..#.", "#...#", "#...#", "#...#", "#..#.", "###.."}},
+    {'E', {"#####", "#....", "#....", "####.", "#....", "#....", "#####"}},
+    {'F', {"#####", "#....", "#....", "####.", "#....", "#....", "#...."}},
+    {'G', {".###.", "#...#", "#....", "#.###", "#...#", "#...#", ".####"}},
+    {'H', {"#...#", "#...#", "#...#", "#####", "#...#", "#...#", "#...#"}},
+    {'I', {".###.", "..#..", "..#..", "..#..", "..#..", "..#..", ".###."}},
+    {'J', {"..###", "...#.", "...#.", "...#.", "...#.", "#..#.", ".##.."}},
+    {'K', {"#...#", "#..#.", "#.#..", "##...", "#.#..", "#..#.", "#...#"}},
+    {'L', {"#....", "#....", "#....", "#....", "#....", "#....", "#####"}},
+    {'M', {"#...#", "##.##", "#.#.#", "#.#.#", "#...#", "#...#", "#...#"}},
+    {'N', {"#...#", "#...#", "##..#", "#.#.#", "#..##", "#...#", "#...#"}},
+    {'O', {".###.", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."}},
+    {'P', {"####.", "#...#", "#...#", "####.", "#....", "#....", "#...."}},
+    {'Q', {".###.", "#...#", "#...#", "#...#", "#.#.#", "#..#.", ".##.#"}},
+    {'R', {"####.", "#...#", "#...#", "####.", "#.#..", "#..#.", "#...#"}},
+    {'S', {".####", "#....", "#....", ".###.", "....#", "....#", "####."}},
+    {'T', {"#####", "..#..", "..#..", "..#..", "..#..", "..#..", "..#.."}},
+    {'U', {"#...#", "#...#", "#...#", "#...#", "#...#", "#...#", ".###."}},
+    {'V', {"#...#", "#...#", "#...#", "#...#", "#...#", ".#.#.", "..#.."}},
+    {'W', {"#...#", "#...#", "#...#", "#.#.#", "#.#.#", "#.#.#", ".#.#."}},
+    {'X', {"#...#", "#...#", ".#.#.", "..#..", ".#.#.", "#...#", "#...#"}},
+    {'Y', {"#...#", "#...#", "#...#", ".#.#.", "..#..", "..#..", "..#.."}},
+    {'Z', {"#####", "....#", "...#.", "..#..", ".#...", "#....", "#####"}},
+    {' ', {".....", ".....", ".....", ".....", ".....", ".....", "....."}},
+    {'-', {".....", ".....", ".....", "#####", ".....", ".....", "....."}},
+    {'.', {".....", ".....", ".....", ".....", ".....", ".##..", ".##.."}},
+    {':', {".....", ".##..", ".##..", ".....", ".##..", ".##..", "....."}},
+    {'#', {".#.#.", ".#.#.", "#####", ".#.#.", "#####", ".#.#.", ".#.#."}},
+    {'_', {".....", ".....", ".....", ".....", ".....", ".....", "#####"}},
+    {'/', {"....#", "....#", "...#.", "..#..", ".#...", "#....", "#...."}},
+    {'=', {".....", ".....", "#####", ".....", "#####", ".....", "....."}},
+    {'(', {"...#.", "..#..", ".#...", ".#...", ".#...", "..#..", "...#."}},
+    {')', {".#...", "..#..", "...#.", "...#.", "...#.", "..#..", ".#..."}},
+};
+constexpr Glyph kBox = {'?', {"#####", "#...#", "#...#", "#...#", "#...#", "#...#", "#####"}};
+
+const Glyph& FindGlyph(char c) {
+  const char u = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const Glyph& g : kGlyphs) {
+    if (g.c == u) return g;
+  }
+  return kBox;
+}
+
+}  // namespace
+
+int CaptionScale(int cell_w) { return cell_w >= 128 ? 2 : 1; }
+int CaptionHeight(int cell_w) { return 7 * CaptionScale(cell_w) + 4; }
+
+int TextWidth(const std::string& text, int scale) {
+  return text.empty() ? 0 : static_cast<int>(text.size()) * 6 * scale - scale;
+}
+
+int DrawText(RgbImage& image, int x, int y, const std::string& text, int scale, const uint8_t rgb[3],
+             int max_width) {
+  const int x_end = std::min(image.width, x + max_width);
+  for (size_t i = 0; i < text.size(); ++i) {
+    const Glyph& g = FindGlyph(text[i]);
+    const int gx = x + static_cast<int>(i) * 6 * scale;
+    for (int row = 0; row < 7; ++row) {
+      for (int col = 0; col < 5; ++col) {
+        if (g.rows[row][col] != '#') continue;
+        for (int dy = 0; dy < scale; ++dy) {
+          for (int dx = 0; dx < scale; ++dx) {
+            const int px = gx + col * scale + dx, py = y + row * scale + dy;
+            if (px >= 0 && py >= 0 && px < x_end && py < image.height) std::memcpy(image.at(px, py), rgb, 3);
+          }
+        }
+      }
+    }
+  }
+  return TextWidth(text, scale);
+}
+
+GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles) {
+  GridPlacement p;
+  p.columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(tiles.size())))));
+  for (const RgbImage& t : tiles) {
+    p.cell_w = std::max(p.cell_w, t.width);
+    p.cell_h = std::max(p.cell_h, t.height);
+  }
+  // Wide enough for a short caption even under tiny tiles.
+  p.cell_w = std::max(p.cell_w, 48);
+  return p;
+}
+
+RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::string>& captions) {
+  const GridPlacement p = PlaceGrid(tiles);
+  const int n = static_cast<int>(tiles.size());
+  const int rows = std::max(1, (n + p.columns - 1) / p.columns);
+  const int caption_h = CaptionHeight(p.cell_w);
+  RgbImage grid(kGridPad + p.columns * (p.cell_w + kGridPad), kGridPad + rows * (p.cell_h + caption_h + kGridPad),
+                kBackground);
+  const uint8_t white[3] = {255, 255, 255};
+  for (int i = 0; i < n; ++i) {
+    const RgbImage& t = tiles[static_cast<size_t>(i)];
+    const int x0 = p.TileX(i), y0 = p.TileY(i);
+    for (int y = 0; y < t.height; ++y) std::memcpy(grid.at(x0, y0 + y), t.at(0, y), static_cast<size_t>(t.width) * 3);
+    if (static_cast<size_t>(i) < captions.size()) {
+      DrawText(grid, x0, y0 - caption_h + 2, captions[static_cast<size_t>(i)], CaptionScale(p.cell_w), white,
+               p.cell_w);
+    }
+  }
+  return grid;
+}
+
+void WritePng(const std::string& path, const RgbImage& image) {
+  png_image png;
+  std::memset(&png, 0, sizeof(png));
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = PNG_FORMAT_RGB;
+  if (!png_image_write_to_file(&png, path.c_str(), 0, image.pixels.data(), image.width * 3, nullptr)) {
+    const std::string why = png.message;
+    png_image_free(&png);
+    throw InvalidArgument("cannot write the PNG file \"" + path + "\": " + why);
+  }
+}
+
+}  // namespace conveyor::cli
