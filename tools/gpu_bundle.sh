@@ -31,7 +31,7 @@ for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))'
   strip --strip-debug "$BUNDLE/bench/$(basename "$rel")"
   libs+=("$bin/$rel")
 done
-for extra in core/capi/libconveyor_c.so tools/conveyor tools/conveyor_smoke tools/make_test_images; do
+for extra in core/capi/libconveyor_c.so tools/conveyor cli/conveyor tools/conveyor_smoke tools/make_test_images; do
   if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
 done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
