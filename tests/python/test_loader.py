@@ -34,12 +34,14 @@ def make_dataset(root, fixed_length=False):
     return names
 
 
-def pipeline_yaml(root, batch=4, pad=False, shard=(0, 1), prefetch=2, extra_ops="", outputs="data, label"):
-    return ("pipeline: {name: loader_test, batch_size: %d, device: cpu, num_threads: 2, prefetch_depth: %d, "
+def pipeline_yaml(root, batch=4, pad=False, shard=(0, 1), prefetch=2, extra_ops="", outputs="data, label",
+                  device="cpu"):
+    # On a CPU pipeline, nodes asking for the GPU fall back to the CPU: GPU tests pass device="gpu".
+    return ("pipeline: {name: loader_test, batch_size: %d, device: %s, num_threads: 2, prefetch_depth: %d, "
             "seed: 7}\nops:\n"
             "  - {op: readers.file, name: reader, args: {file_root: %s, random_shuffle: true, pad_last_batch: %s, "
             "shard_id: %d, num_shards: %d}, outputs: [data, label]}\n%s"
-            "outputs: [%s]\n" % (batch, prefetch, root, "true" if pad else "false", shard[0], shard[1], extra_ops, outputs))
+            "outputs: [%s]\n" % (batch, device, prefetch, root, "true" if pad else "false", shard[0], shard[1], extra_ops, outputs))
 
 
 def names_of(batch):
@@ -254,15 +256,16 @@ GPU_OPS = ("  - {op: copy, name: to_gpu, device: gpu, inputs: [data], outputs: [
            "  - {op: copy, name: labels_to_gpu, device: gpu, inputs: [label], outputs: [glabel]}\n")
 
 
-@pytest.mark.parametrize("policy,pad,size,lengths", [
-    ("partial", False, -1, [4, 4, 2]), ("fill", True, -1, [4, 4, 4]), ("partial", True, N, [4, 4, 2]),
-    ("drop", True, N, [4, 4]), ("drop", False, -1, [4, 4])])
+@pytest.mark.parametrize("policy,pad,size,lengths", [  # batch sizes of epochs 0 and 1
+    ("partial", False, -1, ([4, 4, 2], [2, 4, 4])), ("fill", True, -1, ([4, 4, 4],) * 2),
+    ("partial", True, N, ([4, 4, 2],) * 2), ("drop", True, N, ([4, 4],) * 2), ("drop", False, -1, ([4, 4],) * 2)])
 def test_gpu_two_epochs_with_torch(tmp_path, torch, policy, pad, size, lengths):
     names = make_dataset(str(tmp_path))
-    pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), pad=pad, extra_ops=GPU_OPS, outputs="gdata, glabel"))
+    pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), pad=pad, extra_ops=GPU_OPS, outputs="gdata, glabel",
+                                           device="gpu"))
     loader = Loader(pipe, ["data", "label"], reader_name="reader", size=size, last_batch_policy=policy)
-    for _ in range(2):
-        assert len(loader) == len(lengths)
+    for expected_lengths in lengths:
+        assert len(loader) == len(expected_lengths)
         epoch = []
         for data in loader:
             batch = data[0]
@@ -270,23 +273,23 @@ def test_gpu_two_epochs_with_torch(tmp_path, torch, policy, pad, size, lengths):
             assert all(t.is_cuda for t in rows) and batch["label"].is_cuda
             host = {"data": [t.cpu().numpy() for t in rows], "label": batch["label"].cpu().numpy()}
             epoch.append(names_of(host))
-        assert [len(b) for b in epoch] == lengths
+        assert [len(b) for b in epoch] == expected_lengths
         flat = [n for b in epoch for n in b]
         if policy == "partial" or (policy == "fill" and pad):
             assert set(flat) == set(names) and (len(flat) == N or policy == "fill")
 
 
 def test_gpu_loader_feeds_a_torch_model(tmp_path, torch):
-    make_dataset(str(tmp_path), fixed_length=True)  # 11 bytes each: batches of [B, 11]
+    names = make_dataset(str(tmp_path), fixed_length=True)  # 11 bytes each: batches of [B, 11]
     ops = ("  - {op: cast, name: to_float, device: gpu, inputs: [data], args: {dtype: float32}, outputs: [x]}\n"
            "  - {op: copy, name: labels_to_gpu, device: gpu, inputs: [label], outputs: [y]}\n")
-    pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), extra_ops=ops, outputs="x, y"))
+    pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), extra_ops=ops, outputs="x, y", device="gpu"))
     loader = Loader(pipe, ["x", "y"], reader_name="reader", last_batch_policy="partial")
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(11, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).cuda()
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-3)
     for _ in range(2):
-        samples = 0
+        samples, seen = 0, []
         for data in loader:
             x, y = data[0]["x"], data[0]["y"].reshape(-1).long()
             assert x.is_cuda and x.dtype == torch.float32 and x.shape[1] == 11
@@ -298,4 +301,5 @@ def test_gpu_loader_feeds_a_torch_model(tmp_path, torch):
             loss.backward()
             optimizer.step()
             samples += x.shape[0]
-        assert samples == N
+            seen += names_of({"data": x.cpu().numpy().astype(np.uint8), "label": y.cpu().numpy()})
+        assert samples == N and sorted(seen) == sorted(names), "every sample exactly once per epoch"

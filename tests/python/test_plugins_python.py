@@ -38,7 +38,8 @@ def plugin_dir():
 
 
 def yaml(plugin, device="cpu", bias=0.5, batch=3, extra_ops="", factor="$factors"):
-    return ("pipeline: {name: plugin_py, batch_size: %d, device: cpu, num_threads: 2, prefetch_depth: 2, "
+    # The pipeline's device too: on a CPU pipeline a node asking for the GPU falls back to the CPU.
+    return ("pipeline: {name: plugin_py, batch_size: %d, device: %s, num_threads: 2, prefetch_depth: 2, "
             "seed: 11}\n"
             "plugins: [%s]\n"
             "ops:\n"
@@ -47,7 +48,7 @@ def yaml(plugin, device="cpu", bias=0.5, batch=3, extra_ops="", factor="$factors
             "%s"
             "  - {op: example.scale, name: scaler, device: %s, inputs: [values], args: {factor: %s, bias: %s}, "
             "outputs: [scaled]}\n"
-            "outputs: [values, factors, scaled]\n" % (batch, plugin, extra_ops, device, factor, bias))
+            "outputs: [values, factors, scaled]\n" % (batch, device, plugin, extra_ops, device, factor, bias))
 
 
 def expected(values, factors, bias):
@@ -125,14 +126,21 @@ def test_plugin_operator_error_names_the_node(plugin_dir):
 
 
 def test_gpu_plugin_from_python_with_torch(plugin_dir, torch):
-    pipe = conveyor.Pipeline(yaml(os.path.join(plugin_dir, "libexample_scale.so"), device="gpu", batch=5)).build()
+    # The same pipeline on the CPU draws the same values (random nodes run on the CPU in both), so
+    # its outputs are the reference; only the GPU pipeline's GPU output is read (through torch).
+    plugin = os.path.join(plugin_dir, "libexample_scale.so")
+    gpu = conveyor.Pipeline(yaml(plugin, device="gpu", batch=5)).build()
+    cpu = conveyor.Pipeline(yaml(plugin, device="cpu", batch=5)).build()
     for _ in range(3):
-        batch = pipe.outputs()
+        batch, ref = gpu.outputs(), cpu.outputs()
         scaled = torch.from_dlpack(batch["scaled"])  # ordered on torch's current stream
         assert scaled.is_cuda and tuple(scaled.shape) == (5, 6)
-        values, factors = np.from_dlpack(batch["values"]), np.from_dlpack(batch["factors"])
         got = (scaled * 1).cpu().numpy()  # a kernel on torch's stream, then the copy
+        values, factors = np.from_dlpack(ref["values"]), np.from_dlpack(ref["factors"])
         np.testing.assert_allclose(got, expected(values, factors, 0.5), rtol=1e-6, atol=1e-6)
-        del batch, scaled
-        pipe.run()
-    pipe.close()
+        np.testing.assert_allclose(got, np.from_dlpack(ref["scaled"]), rtol=1e-6, atol=1e-6)
+        del batch, ref, scaled
+        gpu.run()
+        cpu.run()
+    gpu.close()
+    cpu.close()
