@@ -8,6 +8,7 @@ PACKAGES=(
   libtbb-dev libyaml-cpp-dev                         # CPU stage, YAML loader
   libgtest-dev libgmock-dev libbenchmark-dev         # tests and benchmarks
   libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev   # image decoding
+  libcli11-dev                                       # the conveyor CLI's argument parsing
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
