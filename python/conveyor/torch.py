@@ -37,12 +37,16 @@ len() is exact for the current epoch (or the next one, between epochs), for ever
 - Rotating shards (num_shards > 1 without stick_to_shard or padding) may differ by one sample
   between epochs; E is shard_id's size, so use pad_last_batch for exact multi-rank epochs.
 - Without reader_name and size (-1) there are no epochs: the loader runs forever and has no len().
+- A batch that no epoch yields ("drop" without padding, or pure padding when `size` < E) is still
+  fetched, and takes a prefetch slot: a loop that still references the previous batch then needs
+  prefetch_depth >= 3 (the error says so).
 
 At the end of an epoch __next__ raises StopIteration; with auto_reset the next iter() starts the
 next epoch, else reset() must be called first (DALI).
 """
-import math
 import warnings
+
+from . import _lib
 
 POLICIES = ("fill", "drop", "partial")
 
@@ -107,8 +111,18 @@ class _Source:
         return len(first) if isinstance(first, list) else first.shape[0]
 
     def get(self, batch, trim):
+        skipped = 0
         while self.index < batch:
-            self.advance()
+            try:
+                self.advance()
+            except _lib.InvalidArgumentError as e:
+                if not skipped or "still held" not in str(e):
+                    raise
+                raise _lib.InvalidArgumentError(
+                    "Loader: batch %d follows %d batch(es) that last_batch_policy skips, which take prefetch "
+                    "slots too: with the previous batch still referenced, use prefetch_depth >= 3 (or drop the "
+                    "reference); %s" % (batch, skipped, e)) from None
+            skipped += 1
         if self.converted is None:
             convert = self.to_tensor
             self.converted = [[convert(t) for t in v] if isinstance(v, list) else convert(v) for v in self.raw]

@@ -138,6 +138,22 @@ def test_drop_yields_only_full_batches_inside_the_epoch(dataset):
         assert all(len(b) == 4 for b in epoch) and len(set(flat)) == len(flat) and set(flat) <= set(names)
 
 
+def test_skipped_batches_take_a_slot_and_the_error_says_so(dataset):
+    root, _ = dataset
+    loader = loader_for(root, "drop")
+    for data in loader:  # epoch 0 (2 batches); `data` still holds batch 1 when epoch 1 starts
+        pass
+    with pytest.raises(conveyor.InvalidArgumentError) as e:
+        next(loader)  # epoch 1 skips batch 2 (it straddles the boundary) to reach batch 3
+    assert "batch 3 follows 1 batch(es) that last_batch_policy skips" in str(e.value)
+    assert "use prefetch_depth >= 3" in str(e.value) and "still held by the outputs of iteration 1" in str(e.value)
+    del data
+    roomy = loader_for(root, "drop", prefetch=3)
+    for _ in range(2):
+        for data in roomy:
+            assert len(names_of(data[0])) == 4
+
+
 # ---- readers.file with pad_last_batch -------------------------------------------------------------
 
 def test_padded_reader_fill_includes_padding_and_size_trims_it(dataset):
@@ -261,8 +277,9 @@ GPU_OPS = ("  - {op: copy, name: to_gpu, device: gpu, inputs: [data], outputs: [
     ("partial", True, N, ([4, 4, 2],) * 2), ("drop", True, N, ([4, 4],) * 2), ("drop", False, -1, ([4, 4],) * 2)])
 def test_gpu_two_epochs_with_torch(tmp_path, torch, policy, pad, size, lengths):
     names = make_dataset(str(tmp_path))
+    # prefetch 3: the loop's variables keep the last batch of epoch 0 while "drop" skips one (see above)
     pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), pad=pad, extra_ops=GPU_OPS, outputs="gdata, glabel",
-                                           device="gpu"))
+                                           device="gpu", prefetch=3))
     loader = Loader(pipe, ["data", "label"], reader_name="reader", size=size, last_batch_policy=policy)
     for expected_lengths in lengths:
         assert len(loader) == len(expected_lengths)
