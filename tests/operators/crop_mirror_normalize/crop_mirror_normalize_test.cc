@@ -137,7 +137,7 @@ TEST(CropMirrorNormalizeGpu, MatchesCpuBitExactly) {
   for (DType in_type : {DType::kUInt8, DType::kFloat32, DType::kFloat16}) {
     std::vector<Shape> shapes = RandomHwcShapes(n, 40, 90, 700, 3);
     for (Shape& s : shapes) s[1] = std::max<int64_t>(s[1], 310);  // room for the 301-wide crop
-    shapes[0] = Shape{33, 529, 3};  // three column tiles, odd width
+    shapes[0] = Shape{41, 529, 3};  // three column tiles, odd width; tall enough for the 37-row crop
     const TensorListCPU in = RandomBatch(shapes, in_type, "HWC", 0.f, 255.f);
     std::vector<int32_t> mirror;
     std::vector<float> px, py;

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
@@ -16,6 +18,10 @@ namespace conveyor::ops {
 namespace {
 
 using ::testing::HasSubstr;
+
+// Bazel's `env` does not follow the binary into the GPU bundle: point the loader at a missing
+// library before anything loads it (static initialisation runs before any test).
+const bool kNoNvjpeg = [] { return setenv("CONVEYOR_NVJPEG_PATH", "/nonexistent/libnvjpeg.so.13", 1) == 0; }();
 
 TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   ::testing::internal::CaptureStderr();
