@@ -167,8 +167,7 @@ TEST(DecodePipelineGpu, EqualsTheCpuPipelineEpochAfterEpochCapturedOnlyWhileCapa
     EXPECT_GE(captures_settled, kPrefetch) << "each slot captures its segment at least once";
     EXPECT_LE(captures_settled, kPrefetch * 4) << "a slot recaptures only when one of its 4 batches outgrows it";
     EXPECT_EQ(c.captures, captures_settled) << "captures after every slot reached its capacities";
-    EXPECT_GE(c.captures + c.replays, iterations);
-    EXPECT_GE(c.replays, iterations - c.captures);
+    EXPECT_GE(c.replays, iterations) << "every iteration launches the slot's graph (a new capture included)";
   }
 }
 
