@@ -118,8 +118,14 @@ TEST(DecodersImageGpu, MatchesTheCpuBackendOnEveryKindOfFile) {
       gpu.set_iteration(pass);
       gpu.SetInput(0, batch);
       gpu.Run(stream.view());
-      ExpectBatchClose(gpu.OutputToHost(0), RunCpu(spec, batch), batch, order, std::string(color) == "GRAY",
-                       std::string(color) + " pass " + std::to_string(pass));
+      const TensorListCPU got = gpu.OutputToHost(0);
+      const bool gray = std::string(color) == "GRAY";
+      for (int i = 0; i < got.num_samples(); ++i) {  // the whole image, from its header
+        const std::vector<uint8_t>& bytes = order[static_cast<size_t>(i)].bytes;
+        const ops::ImageInfo info = ops::ParseImageInfo(bytes.data(), bytes.size());
+        EXPECT_EQ(got.shape(i), (Shape{info.height, info.width, gray ? 1 : 3})) << order[static_cast<size_t>(i)].name;
+      }
+      ExpectBatchClose(got, RunCpu(spec, batch), batch, order, gray, std::string(color) + " pass " + std::to_string(pass));
     }
   }
 }
