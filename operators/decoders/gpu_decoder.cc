@@ -398,11 +398,19 @@ GpuDecoderCounters GpuDecoder::counters() const {
 
 namespace {
 
-// Returns a worker to the free list when a chunk ends, also by exception.
-struct WorkerLease {
-  GpuDecoder::Impl& impl;
-  Worker* w;
-  ~WorkerLease() { impl.GiveWorker(w); }
+// Returns a worker to the free list when a chunk ends, also by exception. Not copyable: a copy
+// (e.g. emplace from a temporary) would give the worker back while its chunk still uses it, and
+// twice, so two chunks would share one worker's nvJPEG stream, state and buffers.
+class WorkerLease {
+ public:
+  WorkerLease(GpuDecoder::Impl& impl, Worker* w) : impl_(impl), w_(w) {}
+  ~WorkerLease() { impl_.GiveWorker(w_); }
+  WorkerLease(const WorkerLease&) = delete;
+  WorkerLease& operator=(const WorkerLease&) = delete;
+
+ private:
+  GpuDecoder::Impl& impl_;
+  Worker* w_;
 };
 
 bool IsRefusal(nvjpegStatus_t s) {
@@ -521,7 +529,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
         const int i = d.cuda_list[item - hw_items];
         if (w == nullptr) {
           w = d.TakeWorker();
-          lease.emplace(WorkerLease{d, w});
+          lease.emplace(d, w);  // built in place: exactly one GiveWorker, at the chunk's end
           CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), slot.start.get(), 0));
         }
         try {
