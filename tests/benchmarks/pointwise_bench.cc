@@ -16,8 +16,10 @@
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
 #include "operators/cast/cast.h"
+#include "operators/color_space_conversion/color_space_conversion.h"
 #include "operators/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "operators/image_common/affine.h"
+#include "operators/transpose/transpose.h"
 
 namespace conveyor {
 namespace {
@@ -172,6 +174,48 @@ void BM_Cast(benchmark::State& state, DType in_type, DType out_type) {
            min_bytes, static_cast<size_t>(min_bytes / 2), b.copy_src, b.copy_dst);
 }
 
+// transpose: 256 x 224x224x3 HWC → CHW (or CHW → HWC: `perm` [1, 2, 0] on 3x224x224), any
+// element type; every byte read once and written once.
+void BM_Transpose(benchmark::State& state, DType type, bool to_chw) {
+  if (!cuda::HasCudaDevice()) return state.SkipWithError(("no CUDA device: " + cuda::NoDeviceReason()).c_str());
+  cuda::Stream stream = cuda::Stream::Create();
+  const Shape shape = to_chw ? Shape{224, 224, 3} : Shape{3, 224, 224};
+  const std::vector<int> perm = to_chw ? std::vector<int>{2, 0, 1} : std::vector<int>{1, 2, 0};
+  const size_t n = static_cast<size_t>(shape.num_elements()), bytes = n * DTypeSize(type);
+  const double min_bytes = static_cast<double>(2 * bytes * kBatch);
+  Batch b = MakeBatch(bytes, bytes, bytes * kBatch, stream.view());
+  std::vector<ops::TransposeSample> d(kBatch, ops::PlanTranspose(shape, perm));
+  for (int i = 0; i < kBatch; ++i) {
+    d[static_cast<size_t>(i)].in = static_cast<const char*>(b.in.device_ptr()) + Align16(bytes) * static_cast<size_t>(i);
+    d[static_cast<size_t>(i)].out = static_cast<char*>(b.out.device_ptr()) + Align16(bytes) * static_cast<size_t>(i);
+  }
+  const ops::TransposeSample* dev = Upload(b, d, stream.view());
+  TimeLoop(state, stream.view(),
+           [&] { ops::TransposeGpu(dev, kBatch, static_cast<int64_t>(n), DTypeSize(type), stream.view()); }, min_bytes,
+           bytes * kBatch, b.copy_src, b.copy_dst);
+}
+
+// color_space_conversion: 256 x 224x224 pixels, `from` → `to`, uint8 or float32 HWC.
+void BM_ColorSpace(benchmark::State& state, ops::ColorSpace from, ops::ColorSpace to, DType type) {
+  if (!cuda::HasCudaDevice()) return state.SkipWithError(("no CUDA device: " + cuda::NoDeviceReason()).c_str());
+  cuda::Stream stream = cuda::Stream::Create();
+  const int cin = ops::ColorSpaceChannels(from), cout = ops::ColorSpaceChannels(to);
+  const size_t pixels = size_t{224} * 224, in_bytes = pixels * static_cast<size_t>(cin) * DTypeSize(type),
+               out_bytes = pixels * static_cast<size_t>(cout) * DTypeSize(type);
+  const double min_bytes = static_cast<double>((in_bytes + out_bytes) * kBatch);
+  Batch b = MakeBatch(in_bytes, out_bytes, static_cast<size_t>(min_bytes / 2), stream.view());
+  std::vector<ops::CscSample> d(kBatch);
+  for (int i = 0; i < kBatch; ++i) {
+    d[static_cast<size_t>(i)] = {static_cast<const char*>(b.in.device_ptr()) + Align16(in_bytes) * static_cast<size_t>(i),
+                                 static_cast<char*>(b.out.device_ptr()) + Align16(out_bytes) * static_cast<size_t>(i),
+                                 static_cast<int64_t>(pixels), ops::MakeCscMatrix(from, to)};
+  }
+  const ops::CscSample* dev = Upload(b, d, stream.view());
+  TimeLoop(state, stream.view(),
+           [&] { ops::CscGpu(dev, kBatch, static_cast<int64_t>(pixels), cin, cout, false, type, stream.view()); },
+           min_bytes, static_cast<size_t>(min_bytes / 2), b.copy_src, b.copy_dst);
+}
+
 BENCHMARK_CAPTURE(BM_CropMirrorNormalize, u8_to_f16_chw, DType::kFloat16, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CropMirrorNormalize, u8_to_f32_chw, DType::kFloat32, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_CropMirrorNormalize, u8_to_f16_hwc, DType::kFloat16, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
@@ -182,6 +226,12 @@ BENCHMARK_CAPTURE(BM_Affine, brightness_contrast_u8, DType::kUInt8, DType::kUInt
 BENCHMARK_CAPTURE(BM_Cast, u8_to_f16, DType::kUInt8, DType::kFloat16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Cast, f32_to_f16, DType::kFloat32, DType::kFloat16)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Cast, u8_to_f32, DType::kUInt8, DType::kFloat32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Transpose, u8_hwc_to_chw, DType::kUInt8, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Transpose, u8_chw_to_hwc, DType::kUInt8, false)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Transpose, f32_hwc_to_chw, DType::kFloat32, true)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ColorSpace, u8_rgb_to_ycbcr, ops::ColorSpace::kRGB, ops::ColorSpace::kYCbCr, DType::kUInt8)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ColorSpace, u8_rgb_to_gray, ops::ColorSpace::kRGB, ops::ColorSpace::kGray, DType::kUInt8)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ColorSpace, f32_ycbcr_to_rgb, ops::ColorSpace::kYCbCr, ops::ColorSpace::kRGB, DType::kFloat32)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace conveyor
