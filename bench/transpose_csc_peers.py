@@ -54,7 +54,7 @@ def main():
     add("transpose f32 HWC->CHW", lambda: hwc_f.permute(0, 3, 1, 2).contiguous(), hwc_f.numel() * 8)
 
     m, o = RGB_TO_YCC.to(dev), YCC_OFFSET.to(dev)
-    inv, inv_o = torch.linalg.inv(RGB_TO_YCC).to(dev), None
+    inv = torch.linalg.inv(RGB_TO_YCC).to(dev)
     inv_o = -(inv @ YCC_OFFSET.to(dev))
 
     def ycc_u8():
