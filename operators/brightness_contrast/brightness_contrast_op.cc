@@ -12,8 +12,7 @@
 // (1 - contrast)) with the factors in float on the host (image_common/affine.h): CPU and GPU
 // bit-identical. GPU: one launch per batch, capturable.
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
-#include "operators/image_common/affine.h"
+#include "operators/image_common/affine_op.h"
 #include "operators/image_common/image_args.h"
 
 namespace conveyor::ops {
@@ -39,9 +38,9 @@ const OpSchema kSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class BrightnessContrastOp final : public Operator {
+class BrightnessContrastOp final : public AffineOp {
  public:
-  explicit BrightnessContrastOp(const OpSpec& spec) : Operator(spec), dtype_name_(spec.Arg<std::string>("dtype")) {}
+  explicit BrightnessContrastOp(const OpSpec& spec) : AffineOp(spec), dtype_name_(spec.Arg<std::string>("dtype")) {}
 
   OutputDescs Setup(const Workspace& ws) override {
     TensorListDesc d = ws.InputDesc(0);
@@ -67,44 +66,8 @@ class BrightnessContrastOp final : public Operator {
     return {d};
   }
 
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        AffineSample a = samples_[static_cast<size_t>(i)];
-        a.in = in.raw_sample(static_cast<int>(i));
-        a.out = out.raw_sample(static_cast<int>(i));
-        AffineCpu(a, out_type_, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    AffineSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(out_type_)) / n;
-    AffineGpu(descs_.Upload(ws.slot(), ws.stream()), n, hint, out_type_, in.dtype(), ws.stream());
-  }
-
  private:
   std::string dtype_name_;
-  DType out_type_ = DType::kUInt8;
-  std::vector<AffineSample> samples_;
-  SlotDescriptors<AffineSample> descs_;
 };
 
 const OperatorRegistration<BrightnessContrastOp> kRegistration(kSchema);

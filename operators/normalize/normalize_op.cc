@@ -11,8 +11,7 @@
 // Computed as fmaf(in, scale / std, shift - mean * scale / std) with the factors in float on the
 // host (image_common/affine.h): CPU and GPU bit-identical. GPU: one launch per batch, capturable.
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
-#include "operators/image_common/affine.h"
+#include "operators/image_common/affine_op.h"
 #include "operators/image_common/image_args.h"
 
 namespace conveyor::ops {
@@ -36,10 +35,10 @@ const OpSchema kNormalizeSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class NormalizeOp final : public Operator {
+class NormalizeOp final : public AffineOp {
  public:
   explicit NormalizeOp(const OpSpec& spec)
-      : Operator(spec), scale_(spec.Arg<float>("scale")), shift_(spec.Arg<float>("shift")), dtype_(spec.Arg<DType>("dtype")) {
+      : AffineOp(spec), scale_(spec.Arg<float>("scale")), shift_(spec.Arg<float>("shift")), dtype_(spec.Arg<DType>("dtype")) {
     bool ok = false;
     for (DType t : kTypes) ok = ok || t == dtype_;
     if (!ok) {
@@ -81,47 +80,13 @@ class NormalizeOp final : public Operator {
       }
     }
     d.dtype = dtype_;
+    out_type_ = dtype_;
     return {d};
-  }
-
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        AffineSample a = samples_[static_cast<size_t>(i)];
-        a.in = in.raw_sample(static_cast<int>(i));
-        a.out = out.raw_sample(static_cast<int>(i));
-        AffineCpu(a, dtype_, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    AffineSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(dtype_)) / n;
-    AffineGpu(descs_.Upload(ws.slot(), ws.stream()), n, hint, dtype_, in.dtype(), ws.stream());
   }
 
  private:
   float scale_, shift_;
   DType dtype_;
-  std::vector<AffineSample> samples_;
-  SlotDescriptors<AffineSample> descs_;
 };
 
 const OperatorRegistration<NormalizeOp> kRegistration(kNormalizeSchema);
