@@ -154,6 +154,13 @@ class DevicePoolResource final : public MemoryResource {
     // Keep freed memory in the pool: returning it would make the next iteration call into the driver.
     uint64_t threshold = UINT64_MAX;
     CONVEYOR_CUDA_CHECK(cudaMemPoolSetAttribute(pool_, cudaMemPoolAttrReleaseThreshold, &threshold));
+    // Stream-less calls order on a private non-blocking stream: the per-thread default stream
+    // would serialise them behind the legacy default stream (other libraries' work, a user's
+    // cudaMemcpy), and `std::nullopt` promises that no stream work touches the memory anyway.
+    {
+      cuda::DeviceGuard guard(device_);
+      CONVEYOR_CUDA_CHECK(cudaStreamCreateWithFlags(&unordered_, cudaStreamNonBlocking));
+    }
     RegisterExitCleanup();
   }
   // Memory still allocated from the pool is released by the driver once it is freed.
@@ -163,16 +170,16 @@ class DevicePoolResource final : public MemoryResource {
 
   void* Allocate(size_t bytes, size_t alignment, std::optional<StreamView> stream) override {
     (void)alignment;  // pool allocations are at least 256-byte aligned
-    const StreamView s = stream.value_or(StreamView::PerThread());
+    const cudaStream_t s = stream ? stream->get() : unordered_;
     cuda::DeviceGuard guard(device_);
     void* p = nullptr;
-    const cudaError_t status = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool_, s.get());
+    const cudaError_t status = cudaMallocFromPoolAsync(&p, bytes == 0 ? 1 : bytes, pool_, s);
     if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();
       throw OutOfMemory("cudaMallocFromPoolAsync could not allocate " + Describe(bytes, kind(), device_));
     }
     CONVEYOR_CUDA_CHECK(status);
-    if (!stream) CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(s.get()));
+    if (!stream) CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(s));
     uint64_t reserved = 0;
     CONVEYOR_CUDA_CHECK(cudaMemPoolGetAttribute(pool_, cudaMemPoolAttrReservedMemCurrent, &reserved));
     {
@@ -187,14 +194,14 @@ class DevicePoolResource final : public MemoryResource {
   }
 
   void Deallocate(void* p, size_t bytes, size_t, std::optional<StreamView> stream) noexcept override {
-    const StreamView s = stream.value_or(StreamView::PerThread());
-    CONVEYOR_CUDA_CHECK_NOTHROW(cudaFreeAsync(p, s.get()));
+    CONVEYOR_CUDA_CHECK_NOTHROW(cudaFreeAsync(p, stream ? stream->get() : unordered_));
     MemoryStats::OnDeallocate(kind(), bytes);
   }
 
  private:
   int device_;
   cudaMemPool_t pool_ = nullptr;
+  cudaStream_t unordered_ = nullptr;  // for calls without a stream; lives as long as the process
   std::mutex mutex_;
   uint64_t reserved_ = 0;
 };

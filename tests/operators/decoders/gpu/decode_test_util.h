@@ -86,6 +86,7 @@ inline std::vector<uint8_t> ReferenceDecode(const TestJpeg& j, DecodeColor color
 struct DiffStats {
   int max_abs = 0;
   double mean_abs = 0;
+  size_t max_at = 0;  // element index of the first largest difference
 };
 
 inline DiffStats Compare(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
@@ -94,7 +95,10 @@ inline DiffStats Compare(const std::vector<uint8_t>& a, const std::vector<uint8_
   double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     const int d = std::abs(int(a[i]) - int(b[i]));
-    s.max_abs = std::max(s.max_abs, d);
+    if (d > s.max_abs) {
+      s.max_abs = d;
+      s.max_at = i;
+    }
     sum += d;
   }
   s.mean_abs = a.empty() ? 0 : sum / static_cast<double>(a.size());

@@ -228,8 +228,13 @@ TEST(DecodersImageGpu, ErrorsNameTheNodeAndTheSample) {
 
 // The suite's stream check feeds random bytes, which decoders reject; this is the same check on
 // real images: with the legacy default stream busy for ~1 s, the decode (nvJPEG calls, worker
-// streams, uploads) completes, so none of it waits behind the legacy stream.
-TEST(DecodersImageGpu, RunsOnTheGivenStreamOnly) {
+// streams, uploads) completes, so none of it waits behind the legacy stream. Run per path (engines
+// only, CUDA backend only, the automatic mix) so a failure names the path; the message also says
+// whether the host blocked inside Run (a synchronizing call) or the GPU work queued behind the
+// legacy stream (a blocking stream or a null-stream call).
+class DecodersStream : public ::testing::TestWithParam<double> {};
+
+TEST_P(DecodersStream, RunsOnTheGivenStreamOnly) {
   CONVEYOR_REQUIRE_GPU();
   CONVEYOR_SKIP_UNDER_SANITIZER();
   std::vector<Encoded> files = RandomPhotos(8);
@@ -237,7 +242,8 @@ TEST(DecodersImageGpu, RunsOnTheGivenStreamOnly) {
     if (f.name.find("png_rgb_8bit_37x40.png") != std::string::npos) files.push_back(std::move(f));  // CPU path
   }
   const TensorListCPU batch = Batch(files);
-  const OpSpec spec = Decoder("decoders.image", "RGB");
+  OpSpec spec = Decoder("decoders.image", "RGB");
+  if (GetParam() >= 0) spec.SetArg("hw_decoder_load", GetParam());
   cuda::Stream stream = cuda::Stream::Create();
   OpHarness gpu(spec, Device::kGpu);
   gpu.set_num_threads(4);
@@ -247,12 +253,22 @@ TEST(DecodersImageGpu, RunsOnTheGivenStreamOnly) {
   SpinGpu(1000.0, cuda::StreamView::Legacy());
   gpu.set_iteration(1);
   gpu.Run(stream.view());
+  const bool spin_running_after_run = !cuda::StreamView::Legacy().Query();
   const TensorListCPU got = gpu.OutputToHost(0);
-  const bool spin_still_running = !cuda::StreamView::Legacy().Query();
+  const bool spin_running_after_copy = !cuda::StreamView::Legacy().Query();
   cuda::StreamView::Legacy().Synchronize();
-  EXPECT_TRUE(spin_still_running) << "the decode took as long as the spin: did it use the legacy default stream?";
+  EXPECT_TRUE(spin_running_after_run) << "hw_decoder_load " << GetParam()
+                                      << ": Run blocked the host until the legacy stream drained";
+  EXPECT_TRUE(spin_running_after_copy) << "hw_decoder_load " << GetParam()
+                                       << ": the decode's GPU work waited behind the legacy stream";
   ExpectBatchClose(got, RunCpu(spec, batch), batch, files, false, "beside a busy legacy stream");
 }
+
+// -1: automatic mix; 0: CUDA backend only; 1: engines only (where the GPU has them).
+INSTANTIATE_TEST_SUITE_P(Paths, DecodersStream, ::testing::Values(-1.0, 0.0, 1.0),
+                         [](const ::testing::TestParamInfo<double>& p) {
+                           return p.param < 0 ? std::string("auto") : p.param == 0 ? std::string("cuda") : "engines";
+                         });
 
 INSTANTIATE_TEST_SUITE_P(
     DecodersGpu, OperatorConformance,
