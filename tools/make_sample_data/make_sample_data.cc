@@ -1,0 +1,202 @@
+// make_sample_data [OUTDIR] [--per-class N] [--threads T]
+//
+// Writes the sample dataset (default OUTDIR: data, relative to the current folder) that the
+// README's quick start and the shipped pipelines (pipelines/*.yaml) read. Deterministic: the same
+// arguments give byte-identical files on every machine with the same libjpeg-turbo.
+//
+// | path                              | contents                                                  |
+// |-----------------------------------|-----------------------------------------------------------|
+// | OUTDIR/samples/class_0K/NNNN.jpg  | 10 classes x N (default 26: 260 files) photo-like JPEGs,   |
+// |                                   | each side 200..800 px, q85..95, mostly baseline 4:2:0,     |
+// |                                   | some 4:4:4 and some progressive (a realistic decoder mix)  |
+// | OUTDIR/file_list.txt              | `samples/class_0K/NNNN.jpg K` lines: 4 files per class     |
+// | OUTDIR/samples_npy/hist_NNN.npy   | 16 float32 [3, 16] colour histograms of the first images  |
+// | OUTDIR/samples/.complete          | written last: the set is whole (tools/quickstart.sh)       |
+//
+// Content: tools/testimages' MakePhotoLike (gradients, waves, shapes, two-scale texture, grain)
+// plus a class motif, so classes differ visibly: a colour cast of the class's hue and, inside a
+// random ellipse, stripes at the class's angle (18 degrees apart).
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tools/testimages/test_images.h"
+
+namespace {
+
+using conveyor::testimages::Image8;
+using conveyor::testimages::Subsampling;
+
+constexpr int kClasses = 10;
+constexpr int kListPerClass = 4;
+constexpr int kHistograms = 16;
+constexpr int kHistBins = 16;
+constexpr double kPi = 3.14159265358979323846;
+
+int Usage() {
+  std::fprintf(stderr, "usage: make_sample_data [OUTDIR] [--per-class N] [--threads T]\n");
+  return 2;
+}
+
+// splitmix64 (std distributions differ between standard libraries; files must not).
+uint64_t Mix(uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+double Unit(uint64_t& state) { return static_cast<double>((state = Mix(state)) >> 11) * 0x1.0p-53; }
+
+uint8_t Clamp8(double v) { return static_cast<uint8_t>(std::lround(std::clamp(v, 0.0, 255.0))); }
+
+// Hue in degrees → RGB in [0, 1] (full saturation and value).
+void HueRgb(double hue, double rgb[3]) {
+  for (int c = 0; c < 3; ++c) {
+    const double k = std::fmod((c == 0 ? 5.0 : c == 1 ? 3.0 : 1.0) + hue / 60.0, 6.0);
+    rgb[c] = 1.0 - std::max(0.0, std::min({k, 4.0 - k, 1.0}));
+  }
+}
+
+Image8 MakeSampleImage(int label, uint64_t seed) {
+  uint64_t rng = seed;
+  const int height = 200 + static_cast<int>(Unit(rng) * 601);
+  const int width = 200 + static_cast<int>(Unit(rng) * 601);
+  Image8 img = conveyor::testimages::MakePhotoLike(height, width, 3, seed, 5.0);
+  double tint[3];
+  HueRgb(36.0 * label, tint);
+  const double angle = kPi / 10.0 * label;
+  const double dy = std::sin(angle), dx = std::cos(angle);
+  const double period = 18 + 22 * Unit(rng);
+  const double cy = height * (0.3 + 0.4 * Unit(rng)), cx = width * (0.3 + 0.4 * Unit(rng));
+  const double ry = height * (0.2 + 0.2 * Unit(rng)), rx = width * (0.2 + 0.2 * Unit(rng));
+  for (int y = 0; y < height; ++y) {
+    for (int x = 0; x < width; ++x) {
+      const double ey = (y - cy) / ry, ex = (x - cx) / rx;
+      const double inside = std::clamp((1.0 - (ey * ey + ex * ex)) * 4.0, 0.0, 1.0);  // soft edge
+      const double stripe = 0.5 + 0.5 * std::sin(2 * kPi * (y * dy + x * dx) / period);
+      for (int c = 0; c < 3; ++c) {
+        uint8_t& p = img.pixels[(static_cast<size_t>(y) * width + x) * 3 + c];
+        const double cast = 0.7 * p + 0.3 * 255.0 * tint[c];
+        p = Clamp8((1 - inside) * cast + inside * (0.35 * p + 0.65 * 255.0 * tint[c] * (0.35 + 0.65 * stripe)));
+      }
+    }
+  }
+  return img;
+}
+
+// A .npy (format 1.0) file of float32 values in C order.
+void WriteNpyFloat32(const std::string& path, const std::vector<int>& shape, const std::vector<float>& values) {
+  std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (";
+  for (size_t i = 0; i < shape.size(); ++i) dict += std::to_string(shape[i]) + (shape.size() == 1 || i + 1 < shape.size() ? ", " : "");
+  dict += "), }";
+  const size_t unpadded = 10 + dict.size() + 1;  // magic(6) + version(2) + length(2) + dict + '\n'
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string bytes = "\x93NUMPY";
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(dict.size() & 0xff);
+  bytes += static_cast<char>(dict.size() >> 8);
+  bytes += dict;
+  bytes.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+  conveyor::testimages::WriteFile(path, std::vector<uint8_t>(bytes.begin(), bytes.end()));
+}
+
+// Normalised per-channel histogram: [3, kHistBins], each row sums to 1.
+std::vector<float> ColourHistogram(const Image8& img) {
+  std::vector<float> h(3 * kHistBins, 0.0f);
+  const size_t pixels = static_cast<size_t>(img.height) * img.width;
+  for (size_t i = 0; i < pixels; ++i) {
+    for (int c = 0; c < 3; ++c) h[c * kHistBins + img.pixels[i * 3 + c] * kHistBins / 256] += 1.0f;
+  }
+  for (float& v : h) v /= static_cast<float>(pixels);
+  return h;
+}
+
+std::string FileName(int label, int index) {
+  char name[48];
+  std::snprintf(name, sizeof(name), "samples/class_%02d/%04d.jpg", label, index);
+  return name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string dir = "data";
+  int per_class = 26, threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int i = 1;
+  if (i < argc && argv[i][0] != '-') dir = argv[i++];
+  for (; i < argc; i += 2) {
+    if (i + 1 >= argc) return Usage();
+    const int value = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--per-class") == 0) per_class = value;
+    else if (std::strcmp(argv[i], "--threads") == 0) threads = value;
+    else return Usage();
+  }
+  if (per_class < kListPerClass || threads < 1) return Usage();
+  try {
+    namespace fs = std::filesystem;
+    fs::remove(dir + "/samples/.complete");
+    for (int c = 0; c < kClasses; ++c) fs::create_directories(dir + "/" + FileName(c, 0).substr(0, 17));
+    fs::create_directories(dir + "/samples_npy");
+
+    const int total = kClasses * per_class;
+    std::atomic<int> next{0};
+    std::atomic<int64_t> bytes{0};
+    std::mutex error_mu;
+    std::string error;
+    std::vector<std::vector<float>> histograms(kHistograms);
+    auto work = [&] {
+      for (int k = next++; k < total; k = next++) {
+        const int label = k % kClasses, index = k / kClasses;  // classes interleaved: balanced prefix
+        try {
+          const Image8 img = MakeSampleImage(label, 0xC0FFEEull + static_cast<uint64_t>(k) * 7919);
+          const Subsampling sub = k % 5 == 3 ? Subsampling::k444 : Subsampling::k420;
+          const std::vector<uint8_t> jpeg =
+              conveyor::testimages::EncodeJpeg(img, sub, 85 + k % 11, /*progressive=*/k % 8 == 5);
+          conveyor::testimages::WriteFile(dir + "/" + FileName(label, index), jpeg);
+          bytes += static_cast<int64_t>(jpeg.size());
+          if (k < kHistograms) histograms[static_cast<size_t>(k)] = ColourHistogram(img);
+        } catch (const std::exception& e) {
+          std::lock_guard<std::mutex> lock(error_mu);
+          if (error.empty()) error = e.what();
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+    for (std::thread& t : pool) t.join();
+    if (!error.empty()) throw std::runtime_error(error);
+
+    std::string list = "# path label (relative to this file): " + std::to_string(kListPerClass) + " images per class\n";
+    for (int c = 0; c < kClasses; ++c) {
+      for (int j = 0; j < kListPerClass; ++j) list += FileName(c, j) + " " + std::to_string(c) + "\n";
+    }
+    conveyor::testimages::WriteFile(dir + "/file_list.txt", std::vector<uint8_t>(list.begin(), list.end()));
+    for (int k = 0; k < kHistograms; ++k) {
+      char name[32];
+      std::snprintf(name, sizeof(name), "/samples_npy/hist_%03d.npy", k);
+      WriteNpyFloat32(dir + name, {3, kHistBins}, histograms[static_cast<size_t>(k)]);
+    }
+    conveyor::testimages::WriteFile(dir + "/samples/.complete", {});
+    std::printf("sample data in %s: %d JPEGs in %d classes (samples/, %.1f MB), file_list.txt (%d files), "
+                "%d .npy files (samples_npy/)\n",
+                dir.c_str(), total, kClasses, static_cast<double>(bytes.load()) / 1e6, kClasses * kListPerClass,
+                kHistograms);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "make_sample_data: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
