@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <mutex>
@@ -27,6 +28,7 @@ constexpr double kEma = 0.3;           // weight of the newest rate measurement
 constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
 constexpr double kInitialHwShare = 0.9;  // engines first
 constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+constexpr int kCss444 = 0;  // NVJPEG_CSS_444: preallocate for the largest chroma planes
 
 std::optional<StreamView> ViewOf(cudaStream_t s) {
   if (s == nullptr) return std::nullopt;
@@ -106,16 +108,30 @@ struct Worker {
   bool used = false;
 };
 
+// One sub-batch of the engines' images: its own nvJPEG state, so sub-batches run their host
+// phases on several threads at once (one nvjpegDecodeBatched call keeps one thread busy for the
+// whole batch). Its internal buffers are preallocated for the largest batch and image seen, so a
+// batch that grows (the balance moved) does not make nvJPEG reallocate inside the decode, which
+// synchronises the device.
+struct HwPart {
+  nvjpegJpegState_t state = nullptr;
+  cuda::Event start, end;  // timing on the stream
+  bool pending = false;
+  int64_t images = 0;
+  double host_s = 0;
+  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0;
+  std::vector<const unsigned char*> data;
+  std::vector<size_t> lengths;
+  std::vector<nvjpegImage_t> images_out;
+  std::vector<nvjpegDecodeParams_t> params;
+};
+
 struct SlotState {
-  nvjpegJpegState_t hw_state = nullptr;
+  std::vector<HwPart> hw;                       // sub-batches of the engines' images
   std::vector<nvjpegJpegStream_t> hw_streams;  // per sample: headers for the support check
   std::vector<nvjpegDecodeParams_t> hw_params;
   cuda::Event done;             // end of this slot's last Decode on ws.stream()
   cuda::Event start;            // outputs allocated: the workers' streams wait for it
-  cuda::Event hw_start, hw_end;  // timing of the engines' batch
-  bool hw_pending = false;
-  int64_t hw_images = 0;
-  double hw_host_s = 0;
   Buffer staging;               // pinned, CPU-path outputs
 };
 
@@ -136,11 +152,8 @@ struct GpuDecoder::Impl {
   // Per-call scratch, reused.
   std::vector<uint8_t> engine_ok;
   std::vector<int> hw_list, cuda_list, cpu_list;
-  std::vector<const unsigned char*> hw_data;
-  std::vector<size_t> hw_lengths;
-  std::vector<nvjpegImage_t> hw_images;
-  std::vector<nvjpegDecodeParams_t> hw_param_list;
   std::vector<size_t> staging_offsets;
+  int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
 
   const NvjpegApi& api() const { return lib->api(); }
   void Init();
@@ -149,8 +162,8 @@ struct GpuDecoder::Impl {
   Worker* TakeWorker();
   void GiveWorker(Worker* w);
   void DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws, const std::string& where);
-  void DecodeHardware(SlotState& slot, const std::vector<GpuDecodeSample>& samples, StreamView stream,
-                      const std::string& where);
+  void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
+                      StreamView stream, const std::string& where);
   void UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images);
   void Unavailable(const std::string& why);
 };
@@ -204,6 +217,9 @@ void GpuDecoder::Impl::Init() {
     return;
   }
   counters.hardware_available = true;
+  // Sub-batches: CONVEYOR_NVJPEG_HW_PARTS overrides (for measurements); 4 by default.
+  hw_parts = 4;
+  if (const char* env = std::getenv("CONVEYOR_NVJPEG_HW_PARTS")) hw_parts = std::clamp(std::atoi(env), 1, 64);
   hw_share = options.hw_load >= 0 ? options.hw_load : kInitialHwShare;
   if (options.paths == DecodePaths::kHardwareOnly) hw_share = 1;
   counters.hw_share = hw_share;
@@ -215,7 +231,9 @@ void GpuDecoder::Impl::Destroy() noexcept {
   for (auto& slot : slots) {
     for (auto p : slot->hw_params) a.nvjpegDecodeParamsDestroy(p);
     for (auto js : slot->hw_streams) a.nvjpegJpegStreamDestroy(js);
-    if (slot->hw_state != nullptr) a.nvjpegJpegStateDestroy(slot->hw_state);
+    for (HwPart& part : slot->hw) {
+      if (part.state != nullptr) a.nvjpegJpegStateDestroy(part.state);
+    }
   }
   for (auto& w : workers) {
     if (w->stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(w->stream.get()));
@@ -243,9 +261,14 @@ SlotState& GpuDecoder::Impl::Slot(int s) {
     auto slot = std::make_unique<SlotState>();
     slot->done = cuda::Event::Create();
     slot->start = cuda::Event::Create();
-    slot->hw_start = cuda::Event::Create(/*timing=*/true);
-    slot->hw_end = cuda::Event::Create(/*timing=*/true);
-    if (hw_handle != nullptr) CONVEYOR_NVJPEG_CHECK(api().nvjpegJpegStateCreate(hw_handle, &slot->hw_state), "engines");
+    if (hw_handle != nullptr) {
+      slot->hw.resize(static_cast<size_t>(hw_parts));
+      for (HwPart& part : slot->hw) {
+        part.start = cuda::Event::Create(/*timing=*/true);
+        part.end = cuda::Event::Create(/*timing=*/true);
+        CONVEYOR_NVJPEG_CHECK(api().nvjpegJpegStateCreate(hw_handle, &part.state), "engines");
+      }
+    }
     slots.push_back(std::move(slot));
   }
   return *slots[s];
@@ -318,54 +341,81 @@ void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, co
   (void)i;
 }
 
-void GpuDecoder::Impl::DecodeHardware(SlotState& slot, const std::vector<GpuDecodeSample>& samples,
-                                      StreamView stream, const std::string& where) {
+void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end,
+                                      const std::vector<GpuDecodeSample>& samples, StreamView stream,
+                                      const std::string& where) {
   const NvjpegApi& a = api();
-  const int n = static_cast<int>(hw_list.size());
-  hw_data.resize(n);
-  hw_lengths.resize(n);
-  hw_images.resize(n);
-  hw_param_list.resize(n);
+  HwPart& part = slot.hw[static_cast<size_t>(p)];
+  const int n = end - begin;
+  part.data.resize(n);
+  part.lengths.resize(n);
+  part.images_out.resize(n);
+  part.params.resize(n);
   bool any_roi = false;
+  int max_h = 0, max_w = 0;
   for (int k = 0; k < n; ++k) {
-    const GpuDecodeSample& s = samples[hw_list[k]];
-    hw_data[k] = s.data;
-    hw_lengths[k] = s.size;
-    hw_images[k] = ImageOf(s, DecodeChannels(options.color));
-    hw_param_list[k] = slot.hw_params[hw_list[k]];
+    const GpuDecodeSample& s = samples[hw_list[begin + k]];
+    part.data[k] = s.data;
+    part.lengths[k] = s.size;
+    part.images_out[k] = ImageOf(s, DecodeChannels(options.color));
+    part.params[k] = slot.hw_params[hw_list[begin + k]];
     any_roi |= !IsWhole(s);
+    max_h = std::max(max_h, static_cast<int>(s.height));
+    max_w = std::max(max_w, static_cast<int>(s.width));
+  }
+  const std::string what = where + ": engines, " + std::to_string(n) + " images";
+  if (a.nvjpegDecodeBatchedPreAllocate != nullptr &&
+      (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w)) {
+    // Grow with headroom so the balance moving by a few images does not reallocate again.
+    part.prealloc_n = std::max(part.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
+    part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
+    part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w,
+                                                           part.prealloc_h, kCss444, FormatOf(options.color)),
+                          what + ": preallocate");
   }
   const auto t0 = Clock::now();
-  slot.hw_start.Record(stream);
-  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, slot.hw_state, n, 1, FormatOf(options.color)),
-                        where + ": engines");
+  part.start.Record(stream);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, part.state, n, 1, FormatOf(options.color)), what);
   if (any_roi) {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(hw_handle, slot.hw_state, hw_data.data(), hw_lengths.data(),
-                                                  hw_images.data(), hw_param_list.data(), stream.get()),
-                          where + ": engines, " + std::to_string(n) + " images");
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(hw_handle, part.state, part.data.data(), part.lengths.data(),
+                                                  part.images_out.data(), part.params.data(), stream.get()),
+                          what);
   } else {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(hw_handle, slot.hw_state, hw_data.data(), hw_lengths.data(),
-                                                hw_images.data(), stream.get()),
-                          where + ": engines, " + std::to_string(n) + " images");
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(hw_handle, part.state, part.data.data(), part.lengths.data(),
+                                                part.images_out.data(), stream.get()),
+                          what);
   }
-  slot.hw_end.Record(stream);
-  slot.hw_host_s = std::chrono::duration<double>(Clock::now() - t0).count();
-  slot.hw_images = n;
-  slot.hw_pending = true;
+  part.end.Record(stream);
+  part.host_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  part.images = n;
+  part.pending = true;
 }
 
 // Moves the engines' share toward the split that makes both paths finish together:
 // share = hw_rate / (hw_rate + cuda_rate). The engines' time of a slot is read when its events
 // have completed (the next use of the slot), never waited for.
 void GpuDecoder::Impl::UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images) {
-  if (slot.hw_pending && slot.hw_end.Query()) {
-    const double gpu_s = cuda::Event::ElapsedMs(slot.hw_start, slot.hw_end) / 1e3;
-    const double s = std::max(gpu_s, slot.hw_host_s);
-    if (s > 0 && slot.hw_images > 0) {
-      const double r = slot.hw_images / s;
+  // The sub-batches run side by side: the engines' rate is their images over the longest one.
+  bool all_done = !slot.hw.empty();
+  bool any_pending = false;
+  for (HwPart& part : slot.hw) {
+    any_pending |= part.pending;
+    if (part.pending && !part.end.Query()) all_done = false;
+  }
+  if (any_pending && all_done) {
+    double longest = 0;
+    int64_t images = 0;
+    for (HwPart& part : slot.hw) {
+      if (!part.pending) continue;
+      longest = std::max({longest, cuda::Event::ElapsedMs(part.start, part.end) / 1e3, part.host_s});
+      images += part.images;
+      part.pending = false;
+    }
+    if (longest > 0 && images > 0) {
+      const double r = images / longest;
       hw_rate = hw_rate == 0 ? r : (1 - kEma) * hw_rate + kEma * r;
     }
-    slot.hw_pending = false;
   }
   if (cuda_images > 0 && cuda_seconds > 0) {
     const double r = cuda_images / cuda_seconds;
@@ -510,7 +560,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   std::vector<uint8_t> fallback(n, 0);
   std::mutex used_mu;
   std::vector<Worker*> used;
-  const int hw_items = d.hw_list.empty() ? 0 : 1;
+  // The engines' images in up to hw_parts contiguous sub-batches of at least 16 images.
+  const int hw_n = static_cast<int>(d.hw_list.size());
+  const int hw_items = hw_n == 0 ? 0 : std::clamp(hw_n / 16, 1, std::max(d.hw_parts, 1));
   const int64_t items = hw_items + static_cast<int64_t>(d.cuda_list.size());
   const auto b_start = Clock::now();
   std::atomic<int64_t> cuda_end_ns{0};
@@ -523,7 +575,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       std::optional<WorkerLease> lease;
       for (int64_t item = begin; item < end; ++item) {
         if (item < hw_items) {
-          d.DecodeHardware(slot, samples, stream, where);
+          const int p = static_cast<int>(item);
+          d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
           continue;
         }
         const int i = d.cuda_list[item - hw_items];

@@ -148,8 +148,10 @@ static_assert(sizeof(nvjpegPinnedAllocatorV2_t) == 3 * sizeof(void*));
                           const size_t* lengths, nvjpegImage_t* destinations, cudaStream_t cuda_stream))  \
   X(nvjpegDecodeBatchedSupported, (nvjpegHandle_t handle, nvjpegJpegStream_t stream, int* is_supported))
 
-// Newer entry points: a library without them still decodes, without ROI on the engines and
-// without the engine count.
+// Newer entry points: a library without them still decodes, without ROI on the engines,
+// without the engine count and without preallocating the engines' buffers.
+// (nvjpegDecodeBatchedPreAllocate's chroma_subsampling is nvjpegChromaSubsampling_t, a C enum:
+// NVJPEG_CSS_444 = 0.)
 #define CONVEYOR_NVJPEG_OPTIONAL_FUNCTIONS(X)                                                            \
   X(nvjpegDecodeBatchedEx, (nvjpegHandle_t handle, nvjpegJpegState_t state, const unsigned char* const* data, \
                             const size_t* lengths, nvjpegImage_t* destinations,                           \
@@ -157,7 +159,10 @@ static_assert(sizeof(nvjpegPinnedAllocatorV2_t) == 3 * sizeof(void*));
   X(nvjpegDecodeBatchedSupportedEx, (nvjpegHandle_t handle, nvjpegJpegStream_t stream,                    \
                                      nvjpegDecodeParams_t params, int* is_supported))                     \
   X(nvjpegGetHardwareDecoderInfo, (nvjpegHandle_t handle, unsigned int* num_engines,                      \
-                                   unsigned int* num_cores_per_engine))
+                                   unsigned int* num_cores_per_engine))                                   \
+  X(nvjpegDecodeBatchedPreAllocate, (nvjpegHandle_t handle, nvjpegJpegState_t state, int batch_size,      \
+                                     int width, int height, int chroma_subsampling,                       \
+                                     nvjpegOutputFormat_t format))
 
 // The function table the loader fills. Optional members may be null.
 struct NvjpegApi {
