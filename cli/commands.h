@@ -16,6 +16,7 @@ struct PipelineCommand {
   std::string device;        // "" keeps the file's; auto | cpu | gpu
   int batch_size = 0;        // 0 keeps the file's
   std::vector<std::string> sets;
+  std::vector<std::string> feeds;  // NODE=SHAPE per external_source node (feed.h)
 };
 
 enum class ProgressMode { kAuto, kNone };

@@ -69,6 +69,9 @@ int Main(int argc, char** argv) {
     cmd->add_option("--batch-size", pc.batch_size, "Override pipeline.batch_size")->check(CLI::PositiveNumber);
     cmd->add_option("--set", pc.sets, "Override pipeline.FIELD=VALUE or NODE.ARG=VALUE (repeatable)")
         ->allow_extra_args(false);
+    cmd->add_option("--feed", pc.feeds,
+                    "Random batches for an external_source node: NODE=SHAPE, e.g. images=200-480x200-640x3 (repeatable)")
+        ->allow_extra_args(false);
   };
 
   CLI::App* run = app.add_subcommand("run", "Run a pipeline with a progress bar and print a summary");

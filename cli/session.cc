@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "core/pipeline/yaml_loader.h"
 #include "core/tensor/copy.h"
+#include "core/util/strings.h"
 
 namespace conveyor::cli {
 
@@ -15,18 +16,40 @@ Session Session::Open(const PipelineCommand& cmd) {
   if (!cmd.device.empty()) ApplyOverride(spec, "pipeline.device=" + cmd.device);
   if (cmd.batch_size > 0) spec.batch_size = cmd.batch_size;
   ApplyOverrides(spec, cmd.sets);
+  std::vector<FeedSpec> given;
+  for (const std::string& text : cmd.feeds) given.push_back(ParseFeed(text));
+  Session s;
   for (const OpSpec& op : spec.ops) {
-    if (op.op() == kExternalSourceOp) {
+    if (op.op() != kExternalSourceOp) continue;
+    const auto it = std::find_if(given.begin(), given.end(), [&](const FeedSpec& f) { return f.node == op.name(); });
+    if (it == given.end()) {
       const SourceLocation at = op.Location("op");
       throw ConfigError((at.empty() ? cmd.path : at.ToString()) + ": " + op.Describe() +
-                        ": the conveyor CLI has no data to feed an external_source node; feed it from C++ "
-                        "(Pipeline::Feed) or Python");
+                        ": an external_source node needs data from the application; the CLI feeds random batches "
+                        "of a shape you declare: --feed " + op.name() + "=SHAPE (e.g. --feed " + op.name() +
+                        "=200-480x200-640x3: LO-HI drawn per sample); from C++ Pipeline::Feed, from Python "
+                        "conveyor.Pipeline.feed");
+    }
+    CheckFeed(*it, op);
+    s.feeds_.emplace_back(*it, op);
+  }
+  for (const FeedSpec& f : given) {
+    const bool known = std::any_of(s.feeds_.begin(), s.feeds_.end(), [&](const auto& p) { return p.first.node == f.node; });
+    if (!known) {
+      std::vector<std::string> sources;
+      for (const OpSpec& op : spec.ops) {
+        if (op.op() == kExternalSourceOp) sources.push_back(op.name());
+      }
+      throw ConfigError("--feed " + f.text + ": the pipeline has no external_source node \"" + f.node + "\"" +
+                        DidYouMean(f.node, sources) +
+                        (sources.empty() ? " (it has none)" : " (external_source nodes: " + Join(sources, ", ") + ")"));
     }
   }
-  Session s;
   s.pipeline_ = std::make_unique<Pipeline>(std::move(spec));
-  s.pipeline_->Build();
+  // Build() primes as many iterations as have been fed (up to prefetch_depth).
   s.scheduled_ = std::max(1, s.pipeline_->spec().prefetch_depth);
+  for (int64_t k = 0; k < s.scheduled_ && !s.feeds_.empty(); ++k) s.FeedIteration(k);
+  s.pipeline_->Build();
   for (const GraphNode& node : s.pipeline_->graph().nodes()) {
     if (node.op().rfind("readers.", 0) == 0) {
       s.reader_ = node.name();
@@ -44,10 +67,18 @@ Session Session::Open(const PipelineCommand& cmd) {
 PipelineOutputs Session::Next() {
   PipelineOutputs out = pipeline_->Outputs();
   if (scheduled_ < total_) {
+    FeedIteration(scheduled_);
     pipeline_->Run();
     ++scheduled_;
   }
   return out;
+}
+
+void Session::FeedIteration(int64_t iteration) {
+  const PipelineSpec& spec = pipeline_->spec();
+  for (const auto& [feed, node] : feeds_) {
+    pipeline_->Feed(node.name(), MakeFeedBatch(feed, node, spec.batch_size, spec.seed, iteration));
+  }
 }
 
 TensorListCPU OutputToHost(const PipelineOutputs& out, int i) {

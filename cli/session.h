@@ -5,7 +5,8 @@
 //   s.SetIterations(n);               // how many Next() calls will come (no work is wasted)
 //   for (...) { PipelineOutputs out = s.Next(); ... }
 //
-// Pipelines with an external_source node are rejected: the CLI has no data to feed them.
+// external_source nodes get random batches of the shape `--feed NODE=SHAPE` declares (feed.h),
+// one per scheduled iteration; a node without a --feed is a ConfigError that says how to give one.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/feed.h"
 #include "core/pipeline/pipeline.h"
 #include "core/tensor/tensor_list.h"
 
@@ -36,7 +38,11 @@ class Session {
   PipelineOutputs Next();
 
  private:
+  // Feeds every external_source node its batch for iteration `iteration`.
+  void FeedIteration(int64_t iteration);
+
   std::unique_ptr<Pipeline> pipeline_;
+  std::vector<std::pair<FeedSpec, OpSpec>> feeds_;  // per external_source node
   std::string reader_;
   int64_t epoch_iterations_ = 0;
   int64_t epoch_samples_ = 0;

@@ -205,19 +205,6 @@ outputs: [noise]
   EXPECT_THAT(ok.out, HasSubstr("100 iterations (200 samples)"));
 }
 
-TEST(CliRun, ExternalSourceCannotBeFedFromTheCli) {
-  const std::string dir = MakeTempDir("external");
-  WriteText(dir + "/p.yaml", R"(pipeline: {name: ext, batch_size: 2, device: cpu}
-ops:
-  - {op: external_source, name: feed, outputs: [data]}
-outputs: [data]
-)");
-  const CliResult r = RunConveyor({"run", dir + "/p.yaml"});
-  EXPECT_EQ(r.status, 1);
-  EXPECT_THAT(r.err, HasSubstr("p.yaml:3:"));
-  EXPECT_THAT(r.err, HasSubstr("the conveyor CLI has no data to feed an external_source node"));
-}
-
 TEST(CliRun, BadFilesAreUserErrors) {
   const std::string dir = MakeTempDir("run_bad");
   WriteText(dir + "/p.yaml", "pipeline: {name: x}\nops:\n  - {op: random.unifrom, outputs: [a]}\noutputs: [a]\n");
