@@ -441,6 +441,30 @@ GpuDecoder::~GpuDecoder() {
   impl_->Destroy();
 }
 
+namespace {
+
+std::mutex process_counters_mu;
+GpuDecoderCounters process_counters;
+
+void AddToProcessCounters(const GpuDecoderCounters& batch, const GpuDecoderCounters& latest) {
+  std::lock_guard<std::mutex> lock(process_counters_mu);
+  process_counters.images_hardware += batch.images_hardware;
+  process_counters.images_cuda += batch.images_cuda;
+  process_counters.images_cpu += batch.images_cpu;
+  process_counters.fallbacks += batch.fallbacks;
+  process_counters.nvjpeg_available = latest.nvjpeg_available;
+  process_counters.hardware_available = latest.hardware_available;
+  process_counters.hw_share = latest.hw_share;
+  process_counters.unavailable_reason = latest.unavailable_reason;
+}
+
+}  // namespace
+
+GpuDecoderCounters ProcessGpuDecoderCounters() {
+  std::lock_guard<std::mutex> lock(process_counters_mu);
+  return process_counters;
+}
+
 GpuDecoderCounters GpuDecoder::counters() const {
   std::lock_guard<std::mutex> lock(impl_->counters_mu);
   return impl_->counters;
@@ -644,10 +668,16 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const double cuda_s = cuda_end_ns.load() / 1e9;
   if (nv) d.UpdateBalance(slot, cuda_s, static_cast<int64_t>(d.cuda_list.size()));
   std::lock_guard<std::mutex> lock(d.counters_mu);
-  d.counters.images_hardware += static_cast<int64_t>(d.hw_list.size());
-  d.counters.images_cuda += static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;
-  d.counters.images_cpu += static_cast<int64_t>(d.cpu_list.size());
-  d.counters.fallbacks += refused;
+  GpuDecoderCounters batch;
+  batch.images_hardware = static_cast<int64_t>(d.hw_list.size());
+  batch.images_cuda = static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;
+  batch.images_cpu = static_cast<int64_t>(d.cpu_list.size());
+  batch.fallbacks = refused;
+  d.counters.images_hardware += batch.images_hardware;
+  d.counters.images_cuda += batch.images_cuda;
+  d.counters.images_cpu += batch.images_cpu;
+  d.counters.fallbacks += batch.fallbacks;
+  AddToProcessCounters(batch, d.counters);
 }
 
 }  // namespace conveyor::ops

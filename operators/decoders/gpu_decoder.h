@@ -81,6 +81,11 @@ struct GpuDecoderCounters {
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 
+// Every GpuDecoder's image counts summed over the process (destroyed decoders included), with the
+// availability, share and reason of the decoder that finished a batch last: for tools that see
+// only a pipeline, not its operators (the CLI's run summary).
+GpuDecoderCounters ProcessGpuDecoderCounters();
+
 using CpuDecodeFn = std::function<void(int sample, uint8_t* host_dst)>;
 // "file.jpg (reader index 12)" for sample i; used only to build error messages.
 using DescribeFn = std::function<std::string(int sample)>;
