@@ -17,7 +17,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
     try {
       BindGpuNode(n, k, slot, &signature);
     } catch (...) {
-      RethrowWithContext(NodePrefix(graph.node(n), k));
+      RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
   }
   // Staged edges copied inside this graph: the pinned source joins the signature (its address and
@@ -35,7 +35,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
     try {
       ops[n]->PrepareGpu(*slot.ws[n]);
     } catch (...) {
-      RethrowWithContext(NodePrefix(graph.node(n), k));
+      RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
   }
   CapturedSegment& captured = slot.captured[segment];

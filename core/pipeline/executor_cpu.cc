@@ -46,7 +46,7 @@ void ExecutorState::RunCpuNode(int n, int64_t k, Slot& slot) {
     }
     ops[n]->RunCpu(ws);
   } catch (...) {
-    RethrowWithContext(NodePrefix(node, k));
+    RethrowNodeError(node, NodePrefix(node, k));
   }
 }
 

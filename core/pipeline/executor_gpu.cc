@@ -142,7 +142,7 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
       ops[n]->RunGpu(*slot.ws[n]);
       CONVEYOR_CHECK_LAUNCH("RunGpu");
     } catch (...) {
-      RethrowWithContext(NodePrefix(graph.node(n), k));
+      RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
   }
   try {

@@ -32,6 +32,19 @@ namespace conveyor::pipeline_internal {
   }
 }
 
+void RethrowNodeError(const GraphNode& node, const std::string& prefix) {
+  try {
+    throw;
+  } catch (const InvalidArgument& e) {
+    const std::string arg = ArgumentNamedIn(node, e.what(), /*quoted_only=*/true);
+    const SourceLocation at = arg.empty() ? SourceLocation{} : node.spec.Location("args." + arg);
+    if (!at.empty()) throw InvalidArgument(at.ToString() + ": " + prefix + e.what());
+    RethrowWithContext(prefix);
+  } catch (...) {
+    RethrowWithContext(prefix);
+  }
+}
+
 std::string MessageOf(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
@@ -157,6 +170,8 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     if (node.op() == kExternalSourceOp) continue;
     try {
       ops[node.index] = node.CreateOperator();
+    } catch (const SpecError&) {
+      throw;  // file:line:col of the argument first, like every other pipeline-file mistake
     } catch (...) {
       RethrowWithContext("pipeline \"" + spec.name + "\": creating node \"" + node.name() + "\" (op \"" +
                          node.op() + "\"): ");

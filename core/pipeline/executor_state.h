@@ -52,6 +52,9 @@ using Fed = std::variant<TensorListCPU, TensorListGPU>;
 // Rethrows the exception in flight with `prefix` in front of its message, keeping its type so
 // that callers (and the C API's status codes) still tell a CUDA error from bad data.
 [[noreturn]] void RethrowWithContext(const std::string& prefix);
+// RethrowWithContext for an error of `node`; an InvalidArgument that names one of its arguments
+// in quotes (`argument "std": ...`) leads with that argument's file:line:col.
+[[noreturn]] void RethrowNodeError(const GraphNode& node, const std::string& prefix);
 std::string MessageOf(const std::exception_ptr& error);
 
 // A contiguous TensorList's bytes start at its buffer's base (sample 0 has offset 0).

@@ -1,6 +1,7 @@
 #include "core/pipeline/graph.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "core/cuda/device.h"
@@ -73,7 +74,71 @@ std::string DescribeCycle(const std::vector<std::vector<int>>& producers_of, con
   return Join(names, " -> ");
 }
 
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// `message` without a leading `op "x" (node): `, which SpecError adds again.
+std::string Detail(const OpSpec& spec, const std::string& message) {
+  const std::string self = spec.Describe() + ": ";
+  return message.compare(0, self.size(), self) == 0 ? message.substr(self.size()) : message;
+}
+
 }  // namespace
+
+std::string ArgumentNamedIn(const GraphNode& node, const std::string& message, bool quoted_only) {
+  // The node's own description may contain an argument's name (a node called "range").
+  std::string text = message;
+  const std::string self = node.spec.Describe();
+  for (size_t at = text.find(self); at != std::string::npos; at = text.find(self, at)) {
+    text.replace(at, self.size(), std::string(self.size(), ' '));
+  }
+  std::string best;
+  size_t best_at = std::string::npos;
+  const auto consider = [&](const std::string& name, size_t at) {
+    if (at < best_at || (at == best_at && name.size() > best.size())) {
+      best = name;
+      best_at = at;
+    }
+  };
+  for (const ArgSchema& arg : node.schema().args()) {
+    if (const size_t at = text.find("\"" + arg.name + "\""); at != std::string::npos) consider(arg.name, at);
+  }
+  if (!best.empty() || quoted_only) return best;
+  for (const ArgSchema& arg : node.schema().args()) {
+    for (size_t at = text.find(arg.name); at != std::string::npos; at = text.find(arg.name, at + 1)) {
+      const size_t end = at + arg.name.size();
+      if ((at == 0 || !IsWordChar(text[at - 1])) && (end == text.size() || !IsWordChar(text[end]))) {
+        consider(arg.name, at);
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+std::unique_ptr<Operator> GraphNode::CreateOperator() const {
+  // Operators check what the schema cannot express (lo < hi, list lengths, combinations) in their
+  // constructors and know nothing of YAML; the position is added here, once for every operator.
+  const auto position = [&](const std::string& message) {
+    const SourceLocation at = spec.Location("node");
+    const std::string what = Detail(spec, message);
+    return (at.empty() ? "" : at.ToString() + ": ") + spec.Describe() + ": " + what;
+  };
+  try {
+    return entry->factory(spec);
+  } catch (const SpecError&) {
+    throw;  // positioned already
+  } catch (const InvalidArgument& e) {
+    if (const std::string arg = ArgumentNamedIn(*this, e.what()); !arg.empty()) {
+      throw ArgumentError(spec, arg, Detail(spec, e.what()));
+    }
+    throw InvalidArgument(position(e.what()));
+  } catch (const ConfigError& e) {
+    if (const std::string arg = ArgumentNamedIn(*this, e.what()); !arg.empty()) {
+      throw ArgumentError(spec, arg, Detail(spec, e.what()));
+    }
+    throw ConfigError(position(e.what()));
+  }
+}
 
 Graph Graph::Build(const PipelineSpec& spec, const GraphOptions& options) {
   OpRegistry& registry = options.registry ? *options.registry : OpRegistry::Global();
@@ -225,8 +290,18 @@ Graph Graph::Build(const PipelineSpec& spec, const GraphOptions& options) {
   if (spec.outputs.empty()) {
     throw ConfigError(PipelineError(spec, "pipeline", "the pipeline has no outputs: list them under \"outputs:\""));
   }
+  std::map<std::string, size_t> listed;
   for (size_t i = 0; i < spec.outputs.size(); ++i) {
     const std::string& name = spec.outputs[i];
+    // Twice in the list would hand the consumer the same buffer under two indices (and a DALI-style
+    // output_map would silently shadow one name): almost always a typo for another output.
+    if (auto [first, inserted] = listed.emplace(name, i); !inserted) {
+      const SourceLocation at = spec.Location("outputs." + std::to_string(first->second));
+      throw ConfigError(PipelineError(spec, "outputs." + std::to_string(i),
+                                      "pipeline output \"" + name + "\" is listed twice (first as outputs[" +
+                                          std::to_string(first->second) + "]" +
+                                          (at.empty() ? "" : " at " + at.ToString()) + "); list each output once"));
+    }
     auto it = producers.find(name);
     if (it == producers.end()) {
       throw ConfigError(PipelineError(spec, "outputs." + std::to_string(i),

@@ -58,8 +58,32 @@ struct GraphNode {
   const std::string& op() const { return spec.op(); }
   const OpSchema& schema() const { return entry->schema; }
   bool capturable() const { return device == Device::kGpu && entry->schema.capturable(); }
-  std::unique_ptr<Operator> CreateOperator() const { return entry->factory(spec); }
+  // Constructs the node's operator. An InvalidArgument or ConfigError from the constructor that
+  // names one of the op's arguments becomes an ArgumentError at that argument's position; any
+  // other one keeps its type and gains the node's position. Other errors pass unchanged.
+  std::unique_ptr<Operator> CreateOperator() const;
 };
+
+// An argument value that an operator refused (in its constructor, or later through
+// RethrowNamingArgument): what() is `file:line:col: op "x" (node): <the operator's reason>` with
+// the position of the argument's value in the YAML (of the node when the spec was built in C++
+// without positions); arg() is the argument's name. A ConfigError, like every other mistake in
+// a pipeline file.
+class ArgumentError : public SpecError {
+ public:
+  ArgumentError(const OpSpec& spec, std::string arg, const std::string& detail)
+      : SpecError(spec, "args." + arg, detail), arg_(std::move(arg)) {}
+  const std::string& arg() const { return arg_; }
+
+ private:
+  std::string arg_;
+};
+
+// The argument of `spec`'s schema that `message` is about, or "": an argument named in quotes
+// (`argument "dtype": ...`) first, else the first schema argument the text names as a whole
+// word (`range must be [lo, hi]`); the node's own description is ignored, and with
+// `quoted_only` bare words do not count.
+std::string ArgumentNamedIn(const GraphNode& node, const std::string& message, bool quoted_only = false);
 
 struct GraphOutput {
   std::string name;

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -49,6 +51,7 @@ class Parser {
   bool Bool(const YAML::Node& node, const std::string& what) const;
   std::vector<std::pair<YAML::Node, std::string>> Strings(const YAML::Node& node, const std::string& what) const;
   void CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& where) const;
+  void CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen) const;
   std::string ResolvePath(const std::string& path) const {
     if (path.empty() || fs::path(path).is_absolute()) return path;
     return (fs::path(base_dir_.empty() ? "." : base_dir_) / path).lexically_normal().string();
@@ -123,6 +126,33 @@ void Parser::CheckKeys(const YAML::Node& map, const std::vector<std::string>& al
   }
 }
 
+// yaml-cpp keeps every entry of a map with a repeated key and node["key"] returns the first, so a
+// second `pipeline:` or a repeated argument would be dropped without a word: refuse it, naming
+// both positions. Walks the whole document (every map, at any depth); `seen` holds the positions
+// of collections already walked, so aliases (`*a`) are visited once and cannot blow up the walk.
+void Parser::CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen) const {
+  if (!node.IsMap() && !node.IsSequence()) return;
+  if (!seen.insert(node.Mark().pos).second) return;
+  const auto child_path = [&](const std::string& step) { return path.empty() ? step : path + step; };
+  if (node.IsSequence()) {
+    size_t i = 0;
+    for (const YAML::Node& item : node) CheckUniqueKeys(item, child_path("[" + std::to_string(i++) + "]"), seen);
+    return;
+  }
+  std::map<std::string, YAML::Node> first;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const YAML::Node key = it->first;
+    const std::string name = key.IsScalar() ? key.Scalar() : "";
+    if (key.IsScalar()) {
+      if (auto [at, inserted] = first.emplace(name, key); !inserted) {
+        Fail(key, "duplicate key \"" + name + "\"" + (path.empty() ? " at the top level" : " in " + path) +
+                      ": first at " + At(at->second).ToString() + ", again here; a key may appear once per map");
+      }
+    }
+    CheckUniqueKeys(it->second, child_path((path.empty() ? "" : ".") + name), seen);
+  }
+}
+
 PipelineSpec Parser::Parse(const std::string& text) {
   YAML::Node root;
   try {
@@ -137,6 +167,8 @@ PipelineSpec Parser::Parse(const std::string& text) {
     throw ConfigError(file_ + ":1:1: expected a map with keys pipeline, plugins, ops, outputs; got " +
                       (root.IsNull() ? std::string("an empty document") : KindOf(root)));
   }
+  std::set<size_t> seen;
+  CheckUniqueKeys(root, "", seen);
   CheckKeys(root, kTopLevelKeys, "top-level key");
   if (const YAML::Node p = root["pipeline"]) ParsePipeline(p, spec);
   // Plugins load first: their operators must be known before ops are checked.
