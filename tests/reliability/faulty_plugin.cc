@@ -7,6 +7,7 @@
 // | fail_at    | -1      | Run throws InvalidArgument at this iteration (-1: never)        |
 // | fail_from  | -1      | Run throws at this iteration and every later one (-1: never)    |
 // | sleep_ms   | 0       | host time spent in Run before the copy, every iteration         |
+// | fail_in_constructor | false | the constructor throws InvalidArgument (naming no argument) |
 //
 // reliability_faulty_running() (a C symbol the tests look up with dlsym) counts the Run calls in
 // progress, so a test can act while the stage thread is inside the operator.
@@ -34,6 +35,7 @@ const OpSchema kFaultySchema =
         .Arg<int64_t>("fail_from", -1, "First iteration of many at which Run throws (-1: never).")
         .Arg<double>("sleep_ms", 0.0, "Host time spent in Run before the copy.")
         .Min(0)
+        .Arg<bool>("fail_in_constructor", false, "The constructor throws.")
         .Backends({Device::kCpu, Device::kGpu});
 
 class FaultyOp final : public Operator {
@@ -42,7 +44,11 @@ class FaultyOp final : public Operator {
       : Operator(spec),
         fail_at_(spec.Arg<int64_t>("fail_at")),
         fail_from_(spec.Arg<int64_t>("fail_from")),
-        sleep_ms_(spec.Arg<double>("sleep_ms")) {}
+        sleep_ms_(spec.Arg<double>("sleep_ms")) {
+    if (spec.Arg<bool>("fail_in_constructor")) {
+      throw InvalidArgument(spec.Describe() + ": injected fault while constructing the operator");
+    }
+  }
 
   OutputDescs Setup(const Workspace& ws) override { return {ws.InputDesc(0)}; }
 
