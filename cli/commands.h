@@ -17,6 +17,7 @@ struct PipelineCommand {
   int batch_size = 0;        // 0 keeps the file's
   std::vector<std::string> sets;
   std::vector<std::string> feeds;  // NODE=SHAPE per external_source node (feed.h)
+  std::string extra_output;        // a node output added to the pipeline's outputs (preview --inputs)
 };
 
 enum class ProgressMode { kAuto, kNone };
@@ -39,7 +40,9 @@ struct BenchOptions {
 struct PreviewOptions {
   std::string png_path;
   std::string output;  // "" picks the first image-like output
+  std::string inputs;  // "": outputs only; else this node output's images beside them
   int samples = 16;
+  int tile_size = 0;   // 0: tiles at their size; else shrunk to fit N x N
 };
 
 int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostream& out);

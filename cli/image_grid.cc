@@ -106,9 +106,9 @@ int DrawText(RgbImage& image, int x, int y, const std::string& text, int scale, 
   return TextWidth(text, scale);
 }
 
-GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles) {
+GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles, int columns) {
   GridPlacement p;
-  p.columns = std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(tiles.size())))));
+  p.columns = columns > 0 ? columns : std::max(1, static_cast<int>(std::ceil(std::sqrt(static_cast<double>(tiles.size())))));
   for (const RgbImage& t : tiles) {
     p.cell_w = std::max(p.cell_w, t.width);
     p.cell_h = std::max(p.cell_h, t.height);
@@ -118,8 +118,8 @@ GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles) {
   return p;
 }
 
-RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::string>& captions) {
-  const GridPlacement p = PlaceGrid(tiles);
+RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::string>& captions, int columns) {
+  const GridPlacement p = PlaceGrid(tiles, columns);
   const int n = static_cast<int>(tiles.size());
   const int rows = std::max(1, (n + p.columns - 1) / p.columns);
   const int caption_h = CaptionHeight(p.cell_w);
@@ -136,6 +136,31 @@ RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::s
     }
   }
   return grid;
+}
+
+RgbImage ShrinkToFit(const RgbImage& image, int max_w, int max_h) {
+  if (image.width <= max_w && image.height <= max_h) return image;
+  const double k = std::min(static_cast<double>(max_w) / image.width, static_cast<double>(max_h) / image.height);
+  const int w = std::max(1, static_cast<int>(std::lround(image.width * k)));
+  const int h = std::max(1, static_cast<int>(std::lround(image.height * k)));
+  RgbImage out(w, h);
+  for (int y = 0; y < h; ++y) {
+    const int y0 = static_cast<int>(static_cast<int64_t>(y) * image.height / h);
+    const int y1 = std::max(y0 + 1, static_cast<int>(static_cast<int64_t>(y + 1) * image.height / h));
+    for (int x = 0; x < w; ++x) {
+      const int x0 = static_cast<int>(static_cast<int64_t>(x) * image.width / w);
+      const int x1 = std::max(x0 + 1, static_cast<int>(static_cast<int64_t>(x + 1) * image.width / w));
+      int64_t sum[3] = {0, 0, 0};
+      for (int yy = y0; yy < y1; ++yy) {
+        for (int xx = x0; xx < x1; ++xx) {
+          for (int c = 0; c < 3; ++c) sum[c] += image.at(xx, yy)[c];
+        }
+      }
+      const int64_t n = static_cast<int64_t>(y1 - y0) * (x1 - x0);
+      for (int c = 0; c < 3; ++c) out.at(x, y)[c] = static_cast<uint8_t>((sum[c] + n / 2) / n);
+    }
+  }
+  return out;
 }
 
 void WritePng(const std::string& path, const RgbImage& image) {

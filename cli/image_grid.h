@@ -46,9 +46,14 @@ struct GridPlacement {
   int TileX(int i) const { return kGridPad + (i % columns) * (cell_w + kGridPad); }
   int TileY(int i) const { return kGridPad + (i / columns) * (cell_h + CaptionHeight(cell_w) + kGridPad) + CaptionHeight(cell_w); }
 };
-GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles);
+// `columns` 0: ceil(sqrt(n)).
+GridPlacement PlaceGrid(const std::vector<RgbImage>& tiles, int columns = 0);
 
-RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::string>& captions);
+RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::string>& captions, int columns = 0);
+
+// `image` shrunk (box filter: each output pixel the mean of the input pixels it covers) so that it
+// fits in max_w x max_h, aspect ratio kept (sides at least 1); returned as is when it fits.
+RgbImage ShrinkToFit(const RgbImage& image, int max_w, int max_h);
 
 // Throws InvalidArgument naming the path when it cannot be written.
 void WritePng(const std::string& path, const RgbImage& image);

@@ -48,9 +48,9 @@ int Main(int argc, char** argv) {
 
   std::vector<std::string> files, plugins, sets;
   bool markdown = false, json = false, no_progress = false;
-  std::string op_name, save_dir, png_path, output_name;
+  std::string op_name, save_dir, png_path, output_name, inputs_name;
   int64_t iterations = 0, epochs = 0, warmup = 5;
-  int repeats = 3, samples = 16;
+  int repeats = 3, samples = 16, tile_size = 0;
   double progress_interval = 2.0;
 
   CLI::App* validate = app.add_subcommand("validate", "Check pipeline files without running them (exit 1 on any error)");
@@ -95,6 +95,9 @@ int Main(int argc, char** argv) {
   preview->add_option("-o,--out", png_path, "PNG file to write")->required();
   preview->add_option("--output", output_name, "The pipeline output to show (default: the first image-like one)");
   preview->add_option("--samples", samples, "Samples to show (default 16)")->check(CLI::PositiveNumber);
+  preview->add_option("--inputs", inputs_name, "Show this node output's images (e.g. the decoded ones) beside the outputs");
+  preview->add_option("--tile-size", tile_size, "Shrink tiles to fit N x N pixels (default: their own size)")
+      ->check(CLI::PositiveNumber);
 
   try {
     app.parse(argc, argv);
@@ -128,6 +131,8 @@ int Main(int argc, char** argv) {
       o.png_path = png_path;
       o.output = output_name;
       o.samples = samples;
+      o.inputs = inputs_name;
+      o.tile_size = tile_size;
       return PreviewCommand(pc, o, std::cout);
     }
   } catch (const std::exception& e) {

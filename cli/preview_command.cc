@@ -10,6 +10,10 @@
 // mean/std/scale/shift inverted when the output comes straight from one, else min/max-scaled
 // per image to 0..255. Captions: the label from an output of one integer per sample (the first
 // such output besides the image), else the sample index.
+//
+// --inputs NAME adds node output NAME (say the decoded images) to the pipeline's outputs and puts
+// sample i's NAME image, shrunk to the output tile's size, left of its output tile, captioned
+// NAME: pairs [input | output] fill the rows. --tile-size N shrinks every tile to fit N x N.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -123,16 +127,29 @@ bool IsLabelOutput(const TensorListCPU& b) {
   return true;
 }
 
+// Tile i of `images` (checked to be an image), through `undo` when it is set.
+RgbImage SampleTile(const TensorListCPU& images, int i, const std::string& name, const std::optional<Denormalize>& undo) {
+  const ImageLayout kind = Classify(images.shape(i), images.layout());
+  if (kind == ImageLayout::kNone) {
+    throw InvalidArgument(name + ": sample " + std::to_string(i) + " has shape " + images.shape(i).ToString() +
+                          " and layout \"" + std::string(images.layout().str()) + "\"; expected HWC, CHW or HW images");
+  }
+  return ToTile(images, i, kind, undo);
+}
+
 }  // namespace
 
 int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, std::ostream& out) {
-  Session session = Session::Open(cmd);
+  PipelineCommand with_inputs = cmd;
+  with_inputs.extra_output = options.inputs;
+  Session session = Session::Open(with_inputs);
   session.SetIterations(1);
   PipelineOutputs outputs = session.Next();
   outputs.Sync();
   std::vector<TensorListCPU> host;
   for (int i = 0; i < outputs.size(); ++i) host.push_back(OutputToHost(outputs, i));
   const std::vector<std::string>& names = outputs.names();
+  const int input_index = options.inputs.empty() ? -1 : outputs.Index(options.inputs);
 
   int chosen = -1;
   if (!options.output.empty()) {
@@ -144,6 +161,7 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
     chosen = static_cast<int>(it - names.begin());
   } else {
     for (int i = 0; i < static_cast<int>(host.size()) && chosen < 0; ++i) {
+      if (i == input_index) continue;
       if (host[i].num_samples() > 0 && Classify(host[i].shape(0), host[i].layout()) != ImageLayout::kNone) chosen = i;
     }
     if (chosen < 0) {
@@ -156,20 +174,28 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
   for (int i = 0; i < static_cast<int>(host.size()) && label_output < 0; ++i) {
     if (i != chosen && IsLabelOutput(host[i]) && host[i].num_samples() == images.num_samples()) label_output = i;
   }
+  const Graph& graph = session.pipeline().graph();
   const std::optional<Denormalize> undo =
-      IsFloatingPoint(images.dtype()) ? FindNormalization(session.pipeline().graph(), names[chosen]) : std::nullopt;
+      IsFloatingPoint(images.dtype()) ? FindNormalization(graph, names[chosen]) : std::nullopt;
 
   std::vector<RgbImage> tiles;
   std::vector<std::string> captions;
   const int n = std::min(options.samples, images.num_samples());
+  const int limit = options.tile_size > 0 ? options.tile_size : 1 << 30;
   for (int i = 0; i < n; ++i) {
-    const ImageLayout kind = Classify(images.shape(i), images.layout());
-    if (kind == ImageLayout::kNone) {
-      throw InvalidArgument("--output " + names[chosen] + ": sample " + std::to_string(i) + " has shape " +
-                            images.shape(i).ToString() + " and layout \"" + std::string(images.layout().str()) +
-                            "\"; expected HWC, CHW or HW images");
+    RgbImage tile = ShrinkToFit(SampleTile(images, i, "--output " + names[chosen], undo), limit, limit);
+    if (input_index >= 0) {
+      const TensorListCPU& in = host[static_cast<size_t>(input_index)];
+      if (i >= in.num_samples()) {
+        throw InvalidArgument("--inputs " + options.inputs + ": " + std::to_string(in.num_samples()) +
+                              " samples, fewer than the " + std::to_string(images.num_samples()) + " outputs");
+      }
+      const std::optional<Denormalize> in_undo =
+          IsFloatingPoint(in.dtype()) ? FindNormalization(graph, options.inputs) : std::nullopt;
+      tiles.push_back(ShrinkToFit(SampleTile(in, i, "--inputs " + options.inputs, in_undo), tile.width, tile.height));
+      captions.push_back(options.inputs);
     }
-    tiles.push_back(ToTile(images, i, kind, undo));
+    tiles.push_back(std::move(tile));
     if (label_output >= 0) {
       const TensorListCPU& l = host[static_cast<size_t>(label_output)];
       captions.push_back(names[label_output] + " " +
@@ -178,14 +204,17 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
       captions.push_back("#" + std::to_string(i));
     }
   }
-  const RgbImage grid = RenderGrid(tiles, captions);
+  // With inputs: pairs per row ceil(sqrt(n / 2)) (an even column count keeps each pair together).
+  const int columns =
+      input_index >= 0 ? 2 * std::max(1, static_cast<int>(std::ceil(std::sqrt(n / 2.0)))) : 0;
+  const RgbImage grid = RenderGrid(tiles, captions, columns);
   WritePng(options.png_path, grid);
   out << "preview: " << options.png_path << " (" << grid.width << "x" << grid.height << "), " << n << " samples of \""
       << names[chosen] << "\" (" << DTypeName(images.dtype()) << ")"
       << (undo ? ", normalization undone from crop_mirror_normalize" : "")
       << (images.dtype() != DType::kUInt8 && !undo ? ", min/max scaled per image" : "")
       << (label_output >= 0 ? ", captions from \"" + names[label_output] + "\"" : std::string(", captions: sample index"))
-      << "\n";
+      << (input_index >= 0 ? ", \"" + options.inputs + "\" beside them" : std::string()) << "\n";
   return 0;
 }
 

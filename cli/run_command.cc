@@ -87,6 +87,13 @@ int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostre
     if (progress) progress->Update(it + 1);
   }
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const GraphNode& node : session.pipeline().graph().nodes()) {
+    if (node.op().rfind("decoders.", 0) != 0) continue;
+    (node.device == Device::kGpu ? m.gpu_decoders : m.cpu_decoders).push_back(node.name());
+  }
+  m.gpu_decode = ops::ProcessGpuDecoderCounters();
+  // TODO(issue 11, on_error: skip): list skipped samples with their files here once the readers
+  // and decoders report them (another change adds the skipped-files counter).
   if (progress) progress->Finish();
   if (session.epoch_iterations() > 0) m.epochs_started = (total - 1) / session.epoch_iterations() + 1;
   out << FormatSummary(m, session.pipeline().counters());

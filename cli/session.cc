@@ -16,6 +16,16 @@ Session Session::Open(const PipelineCommand& cmd) {
   if (!cmd.device.empty()) ApplyOverride(spec, "pipeline.device=" + cmd.device);
   if (cmd.batch_size > 0) spec.batch_size = cmd.batch_size;
   ApplyOverrides(spec, cmd.sets);
+  if (!cmd.extra_output.empty() &&
+      std::find(spec.outputs.begin(), spec.outputs.end(), cmd.extra_output) == spec.outputs.end()) {
+    std::vector<std::string> produced;
+    for (const OpSpec& op : spec.ops) produced.insert(produced.end(), op.outputs().begin(), op.outputs().end());
+    if (std::find(produced.begin(), produced.end(), cmd.extra_output) == produced.end()) {
+      throw ConfigError("--inputs " + cmd.extra_output + ": no node of " + cmd.path + " outputs \"" + cmd.extra_output +
+                        "\"" + DidYouMean(cmd.extra_output, produced) + " (node outputs: " + Join(produced, ", ") + ")");
+    }
+    spec.outputs.push_back(cmd.extra_output);
+  }
   std::vector<FeedSpec> given;
   for (const std::string& text : cmd.feeds) given.push_back(ParseFeed(text));
   Session s;

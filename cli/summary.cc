@@ -5,6 +5,7 @@
 
 #include "core/memory/memory_kind.h"
 #include "core/memory/stats.h"
+#include "core/util/strings.h"
 
 namespace conveyor::cli {
 
@@ -18,6 +19,29 @@ std::string FormatBytes(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
   return buf;
+}
+
+std::string FormatDecoders(const RunMeasurements& m) {
+  std::ostringstream s;
+  char buf[256];
+  if (!m.cpu_decoders.empty()) {
+    s << "  decoders        " << Join(m.cpu_decoders, ", ") << " (cpu): libjpeg-turbo / libpng on the CPU stage's threads\n";
+  }
+  if (!m.gpu_decoders.empty()) {
+    const ops::GpuDecoderCounters& c = m.gpu_decode;
+    const int64_t total = c.images_hardware + c.images_cuda + c.images_cpu;
+    const double all = total > 0 ? static_cast<double>(total) : 1.0;
+    std::snprintf(buf, sizeof(buf),
+                  " (gpu, nvJPEG): %lld images: hardware engines %lld (%.1f%%), CUDA backend %lld (%.1f%%), "
+                  "CPU %lld (%.1f%%, %lld nvJPEG refused)",
+                  static_cast<long long>(total), static_cast<long long>(c.images_hardware),
+                  100.0 * static_cast<double>(c.images_hardware) / all, static_cast<long long>(c.images_cuda),
+                  100.0 * static_cast<double>(c.images_cuda) / all, static_cast<long long>(c.images_cpu),
+                  100.0 * static_cast<double>(c.images_cpu) / all, static_cast<long long>(c.fallbacks));
+    s << "  decoders        " << Join(m.gpu_decoders, ", ") << buf << "\n";
+    if (!c.unavailable_reason.empty()) s << "                  (" << c.unavailable_reason << ")\n";
+  }
+  return s.str();
 }
 
 std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
@@ -51,6 +75,7 @@ std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
     s << (i ? ", " : " ") << MemoryKindName(kinds[i]) << " " << FormatBytes(static_cast<double>(MemoryStats::Get(kinds[i]).peak_bytes));
   }
   s << "\n";
+  s << FormatDecoders(m);
   for (size_t i = 0; i < m.outputs.size(); ++i) s << (i ? "                  " : "  outputs         ") << m.outputs[i] << "\n";
   return s.str();
 }

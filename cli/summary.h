@@ -7,7 +7,10 @@
 //     CUDA graphs     0 captures, 0 replays (graph_capture off)
 //     staged copies   0 on the copy stream, 0 in captured graphs
 //     peak memory     host 1.2 MB, pinned 0 B, device 0 B, managed 0 B
+//     decoders        decode (gpu, nvJPEG): 512 images: hardware engines 300 (58.6%), CUDA ...
 //     outputs         quantized: int32 (16, 4, 4) ...; flips: ...
+// The decoders line appears when the pipeline has decoders.* nodes: on the CPU it names the
+// libraries; on the GPU it splits the images between nvJPEG's paths (ProcessGpuDecoderCounters).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "core/pipeline/executor.h"
+#include "operators/decoders/gpu_decoder.h"
 
 namespace conveyor::cli {
 
@@ -29,9 +33,14 @@ struct RunMeasurements {
   double seconds = 0;
   int64_t epochs_started = 0;  // 0: no reader
   std::vector<std::string> outputs;  // "name: dtype shape layout"
+  // decoders.* nodes by where they ran, and the process's GPU decoder counters.
+  std::vector<std::string> cpu_decoders, gpu_decoders;
+  ops::GpuDecoderCounters gpu_decode;
 };
 
 std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c);
+// The decoders line(s) alone ("" without decoder nodes).
+std::string FormatDecoders(const RunMeasurements& m);
 
 // "512 B", "1.5 KB", "3.2 MB", "1.1 GB" (decimal units).
 std::string FormatBytes(double bytes);

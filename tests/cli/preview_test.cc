@@ -191,6 +191,100 @@ outputs: [normalized, labels]
   }
 }
 
+// The grid's tile at `p`'s cell `i`, `w` x `h` pixels.
+RgbImage TileAt(const RgbImage& grid, const cli::GridPlacement& p, int i, int w, int h) {
+  RgbImage t(w, h);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) std::memcpy(t.at(x, y), grid.at(p.TileX(i) + x, p.TileY(i) + y), 3);
+  }
+  return t;
+}
+
+TEST(CliPreview, InputsBesideOutputsAndTileSize) {
+  // PNG files (lossless) in class folders: readers.file → decoders.image ("images", HWC uint8) →
+  // crop_mirror_normalize to float32 CHW.
+  const ImageSet s = MakeImages("preview_inputs", 3);
+  for (int i = 0; i < 3; ++i) {
+    RgbImage image(7, s.heights[i]);
+    image.pixels = s.images[i];
+    std::filesystem::create_directories(s.dir + "/png/class" + std::to_string(i));
+    cli::WritePng(s.dir + "/png/class" + std::to_string(i) + "/img.png", image);
+  }
+  WriteText(s.dir + "/p.yaml", R"(pipeline: {name: preview_inputs, batch_size: 3, device: cpu}
+ops:
+  - {op: readers.file, name: reader, args: {file_root: png}, outputs: [encoded, labels]}
+  - {op: decoders.image, inputs: [encoded], outputs: [images]}
+  - op: crop_mirror_normalize
+    name: cmn
+    inputs: [images]
+    args: {mean: [120, 110, 100], std: [60, 50, 40], dtype: float32, output_layout: CHW}
+    outputs: [normalized]
+outputs: [normalized, labels]
+)");
+  for (const int tile_size : {0, 3}) {
+    SCOPED_TRACE("tile size " + std::to_string(tile_size));
+    const std::string png = s.dir + "/grid" + std::to_string(tile_size) + ".png";
+    std::vector<std::string> args = {"preview", s.dir + "/p.yaml", "-o", png, "--inputs", "images"};
+    if (tile_size > 0) args.insert(args.end(), {"--tile-size", std::to_string(tile_size)});
+    const CliResult r = RunConveyor(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("3 samples of \"normalized\" (float32), normalization undone from crop_mirror_normalize, "
+                                 "captions from \"labels\", \"images\" beside them"));
+    const RgbImage grid = ReadPng(png);
+    std::vector<RgbImage> expected;
+    std::vector<std::pair<int, int>> sizes;
+    for (int i = 0; i < 3; ++i) {
+      RgbImage source(7, s.heights[i]);
+      source.pixels = s.images[i];
+      expected.push_back(tile_size > 0 ? cli::ShrinkToFit(source, tile_size, tile_size) : source);
+      sizes.insert(sizes.end(), 2, {expected.back().width, expected.back().height});
+    }
+    // Pairs [input | output]: 2 * ceil(sqrt(3 / 2)) = 4 columns.
+    std::vector<RgbImage> placed;
+    for (auto [w, h] : sizes) placed.emplace_back(w, h);
+    const cli::GridPlacement p = cli::PlaceGrid(placed, 4);
+    EXPECT_EQ(grid.width, cli::kGridPad + 4 * (p.cell_w + cli::kGridPad));
+    for (int i = 0; i < 3; ++i) {
+      const RgbImage& e = expected[i];
+      const RgbImage in = TileAt(grid, p, 2 * i, e.width, e.height);
+      const RgbImage out = TileAt(grid, p, 2 * i + 1, e.width, e.height);
+      EXPECT_EQ(in.pixels, e.pixels) << "input tile " << i;
+      for (size_t k = 0; k < e.pixels.size(); ++k) {
+        // float32 normalization undone and rounded, then (tile size 3) box-averaged: within 1.
+        ASSERT_NEAR(out.pixels[k], e.pixels[k], 1.0) << "output tile " << i << " byte " << k;
+      }
+    }
+  }
+  const CliResult typo = RunConveyor({"preview", s.dir + "/p.yaml", "-o", s.dir + "/g.png", "--inputs", "imagse"});
+  EXPECT_EQ(typo.status, 1);
+  EXPECT_THAT(typo.err, HasSubstr("--inputs imagse: no node of " + s.dir + "/p.yaml outputs \"imagse\"; did you mean "
+                                  "\"images\"? (node outputs: encoded, labels, images, normalized)"));
+  const CliResult labels = RunConveyor({"preview", s.dir + "/p.yaml", "-o", s.dir + "/g.png", "--inputs", "labels"});
+  EXPECT_EQ(labels.status, 1);
+  EXPECT_THAT(labels.err, HasSubstr("--inputs labels: sample 0 has shape (1,) and layout \"\"; expected HWC, CHW or HW"));
+  const CliResult zero = RunConveyor({"preview", s.dir + "/p.yaml", "-o", s.dir + "/g.png", "--tile-size", "0"});
+  EXPECT_EQ(zero.status, 2) << "a bad option value is a usage error";
+}
+
+TEST(ImageGrid, ShrinkToFitAveragesBoxesAndKeepsTheAspectRatio) {
+  RgbImage image(4, 2);
+  for (int i = 0; i < 24; ++i) image.pixels[static_cast<size_t>(i)] = static_cast<uint8_t>(10 * i + 1);
+  const RgbImage half = cli::ShrinkToFit(image, 2, 5);
+  ASSERT_EQ(half.width, 2);
+  ASSERT_EQ(half.height, 1);
+  for (int x = 0; x < 2; ++x) {
+    for (int c = 0; c < 3; ++c) {
+      int sum = 0;
+      for (int y = 0; y < 2; ++y) sum += image.at(2 * x, y)[c] + image.at(2 * x + 1, y)[c];
+      EXPECT_EQ(half.at(x, 0)[c], (sum + 2) / 4) << x << " " << c;
+    }
+  }
+  EXPECT_EQ(cli::ShrinkToFit(image, 4, 2).pixels, image.pixels) << "fits: unchanged";
+  const RgbImage thin = cli::ShrinkToFit(RgbImage(100, 3), 10, 10);
+  EXPECT_EQ(thin.width, 10);
+  EXPECT_EQ(thin.height, 1) << "sides stay at least 1";
+}
+
 TEST(CliPreview, Errors) {
   const ImageSet s = MakeImages("preview_errors", 2);
   WriteText(s.dir + "/p.yaml", ImagePipeline(2, "", "images, labels"));
