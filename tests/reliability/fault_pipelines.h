@@ -6,7 +6,10 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
 #include <string>
+#include <thread>
 
 #include "core/tensor/tensor_list.h"
 #include "tests/core/pipeline/executor_testing/executor_test_ops.h"
@@ -23,12 +26,14 @@ struct FaultPipeline {
   int prefetch = 2;
   int batch = 4;
   bool capture = false;
+  std::string more_ops;              // YAML lines appended to the op list (they may read `copied`)
+  std::string outputs = "copied";    // the pipeline's output list
 };
 
 inline constexpr int64_t kMinSize = 1;
 inline constexpr int64_t kMaxSize = 3000;
 
-// YAML for `p`: one output, `copied` (reliability.faulty's copy of the pattern).
+// YAML for `p`: `values` (the pattern) → `copied` (reliability.faulty's copy), then `more_ops`.
 inline std::string FaultYaml(const FaultPipeline& p) {
   return "pipeline: {name: faults, batch_size: " + std::to_string(p.batch) + ", device: " + p.device +
          ", num_threads: 2, prefetch_depth: " + std::to_string(p.prefetch) + ", seed: 11, graph_capture: " +
@@ -38,7 +43,7 @@ inline std::string FaultYaml(const FaultPipeline& p) {
          ", max_size: " + std::to_string(kMaxSize) + "}, outputs: [values]}\n"
          "  - {op: reliability.faulty, name: faulty, device: " +
          p.faulty_device + ", inputs: [values], args: {" + p.faulty_args + "}, outputs: [copied]}\n" +
-         "outputs: [copied]\n";
+         p.more_ops + "outputs: [" + p.outputs + "]\n";
 }
 
 // How many Run calls of reliability.faulty are in progress (the plugin's own counter; the plugin
@@ -56,6 +61,20 @@ inline int FaultyRunning() {
     return 0;
   }
   return running();
+}
+
+// Runs `body` on another thread and fails (instead of hanging the suite) when it takes longer.
+template <typename F>
+void WithinSeconds(int seconds, F body) {
+  std::packaged_task<void()> task(body);
+  std::future<void> done = task.get_future();
+  std::thread thread(std::move(task));
+  if (done.wait_for(std::chrono::seconds(seconds)) != std::future_status::ready) {
+    thread.detach();  // the process is about to report the failure; do not join a hung thread
+    FAIL() << "did not finish within " << seconds << " s (a hang)";
+  }
+  thread.join();
+  done.get();  // rethrows the body's exception, if any
 }
 
 // `list` holds iteration `k`'s pattern.

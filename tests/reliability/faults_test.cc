@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <optional>
 #include <thread>
 
@@ -26,6 +25,7 @@ using testing::ExpectPattern;
 using testing::FaultPipeline;
 using testing::FaultYaml;
 using testing::kReliabilityDir;
+using testing::WithinSeconds;
 
 using Clock = std::chrono::steady_clock;
 
@@ -33,20 +33,6 @@ Pipeline Build(const FaultPipeline& config) {
   Pipeline p = Pipeline::FromYaml(FaultYaml(config), kReliabilityDir, {.has_gpu = false});
   p.Build();
   return p;
-}
-
-// Runs `body` on another thread and fails (instead of hanging the suite) when it takes longer.
-template <typename F>
-void WithinSeconds(int seconds, F body) {
-  std::packaged_task<void()> task(body);
-  std::future<void> done = task.get_future();
-  std::thread thread(std::move(task));
-  if (done.wait_for(std::chrono::seconds(seconds)) != std::future_status::ready) {
-    thread.detach();  // the process is about to report the failure; do not join a hung thread
-    FAIL() << "did not finish within " << seconds << " s (a hang)";
-  }
-  thread.join();
-  done.get();  // rethrows the body's exception, if any
 }
 
 TEST(PluginFault, ThrowOnIterationKIsReportedWithNodeAndIterationThenThePipelineStaysStopped) {
