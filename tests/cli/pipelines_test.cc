@@ -1,81 +1,153 @@
-// The shipped example pipelines run through the CLI on the CPU over generated data (PNG images of
-// varying sizes in class folders, .npy arrays), with the data folder given by --set.
+// The shipped pipelines (pipelines/*.yaml) run through the CLI on the CPU over the sample dataset
+// that tools/make_sample_data generates (the one the README's quick start uses), found through
+// the variables the pipelines read (shipped_pipelines.h). The GPU twin: pipelines_gpu_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <random>
+#include <map>
+#include <set>
 
-#include "cli/image_grid.h"
+#include "operators/readers/npy_format.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/shipped_pipelines.h"
 
 namespace conveyor::cli_test {
 namespace {
 
 using ::testing::HasSubstr;
+namespace fs = std::filesystem;
 
-// 3 classes x 3 images, sizes between 40 and 120 pixels, smooth gradients plus noise.
-std::string MakeImageFolder(const std::string& name) {
-  const std::string dir = MakeTempDir(name);
-  std::mt19937 rng(5);
-  for (int c = 0; c < 3; ++c) {
-    for (int i = 0; i < 3; ++i) {
-      cli::RgbImage image(40 + static_cast<int>(rng() % 80), 40 + static_cast<int>(rng() % 80));
-      for (int y = 0; y < image.height; ++y) {
-        for (int x = 0; x < image.width; ++x) {
-          uint8_t* p = image.at(x, y);
-          p[0] = static_cast<uint8_t>(x * 255 / image.width);
-          p[1] = static_cast<uint8_t>(y * 255 / image.height);
-          p[2] = static_cast<uint8_t>((c * 80 + rng() % 40) & 0xff);
-        }
-      }
-      std::filesystem::create_directories(dir + "/class" + std::to_string(c));
-      cli::WritePng(dir + "/class" + std::to_string(c) + "/img" + std::to_string(i) + ".png", image);
+// Height and width from a JPEG's SOF0/SOF2 header; {0, 0} when there is none.
+std::pair<int, int> JpegSize(const std::string& bytes) {
+  for (size_t i = 2; i + 9 < bytes.size();) {
+    if (static_cast<uint8_t>(bytes[i]) != 0xFF) return {0, 0};
+    const uint8_t marker = static_cast<uint8_t>(bytes[i + 1]);
+    const size_t length = static_cast<uint8_t>(bytes[i + 2]) * 256u + static_cast<uint8_t>(bytes[i + 3]);
+    if (marker == 0xC0 || marker == 0xC2) {
+      auto u16 = [&](size_t at) { return static_cast<uint8_t>(bytes[at]) * 256 + static_cast<uint8_t>(bytes[at + 1]); };
+      return {u16(i + 5), u16(i + 7)};
     }
+    i += 2 + length;
   }
-  return dir;
+  return {0, 0};
 }
 
-TEST(ShippedPipelines, TrainRunsAndPreviewsOnTheCpu) {
-  const std::string data = MakeImageFolder("train_data");
-  const CliResult r = RunConveyor({"run", "pipelines/image_classification_train.yaml", "--device", "cpu",
-                                   "--batch-size", "4", "--set", "reader.file_root=" + data, "--epochs", "2",
-                                   "--no-progress"});
+TEST(SampleData, TenClassesOfVaryingRealJpegsAListAndArrays) {
+  const std::string data = SampleData();
+  std::map<std::string, int> per_class;
+  std::set<int> heights, widths;
+  bool progressive = false;
+  for (const auto& entry : fs::recursive_directory_iterator(data + "/samples")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".jpg") continue;
+    ++per_class[entry.path().parent_path().filename().string()];
+    const std::string bytes = ReadText(entry.path().string());
+    ASSERT_GT(bytes.size(), 2000u) << entry.path() << ": photo-like content is not tiny";
+    const auto [h, w] = JpegSize(bytes);
+    ASSERT_GE(h, 200) << entry.path();
+    ASSERT_LE(h, 800) << entry.path();
+    ASSERT_GE(w, 200) << entry.path();
+    ASSERT_LE(w, 800) << entry.path();
+    heights.insert(h);
+    widths.insert(w);
+    progressive |= bytes.find("\xFF\xC2") != std::string::npos;
+  }
+  ASSERT_EQ(per_class.size(), 10u);
+  int total = 0;
+  for (const auto& [name, count] : per_class) {
+    EXPECT_EQ(count, 26) << name;
+    total += count;
+  }
+  EXPECT_GE(total, 256);
+  EXPECT_GE(heights.size(), 100u) << "sizes vary";
+  EXPECT_GE(widths.size(), 100u) << "sizes vary";
+  EXPECT_TRUE(progressive) << "some progressive JPEGs for a realistic decoder mix";
+  EXPECT_THAT(ReadText(data + "/file_list.txt"), HasSubstr("\nsamples/class_09/0003.jpg 9\n"));
+  int arrays = 0;
+  for (const auto& entry : fs::directory_iterator(data + "/samples_npy")) arrays += entry.path().extension() == ".npy";
+  EXPECT_EQ(arrays, 16);
+}
+
+TEST(SampleData, Deterministic) {
+  // A smaller run writes the same first files byte for byte (file k depends on k only).
+  const std::string again = MakeTempDir("sample_data_again");
+  ASSERT_EQ(std::system(("tools/make_sample_data/make_sample_data '" + again + "' --per-class 4 >/dev/null").c_str()), 0);
+  for (const char* file : {"samples/class_00/0000.jpg", "samples/class_07/0003.jpg", "file_list.txt",
+                           "samples_npy/hist_005.npy"}) {
+    EXPECT_EQ(ReadText(again + "/" + file), ReadText(SampleData() + "/" + file)) << file;
+  }
+}
+
+TEST(ShippedPipelines, EveryFileHasACase) {
+  std::vector<std::string> cases;
+  for (const ShippedPipeline& p : ShippedPipelines(1)) cases.push_back(p.file);
+  EXPECT_EQ(PipelineFiles(), cases) << "add a case for each new pipeline to shipped_pipelines.cc";
+}
+
+TEST(ShippedPipelines, EachValidatesAndRunsOnTheCpu) {
+  SampleData();
+  for (const ShippedPipeline& p : ShippedPipelines(4)) {
+    SCOPED_TRACE(p.file);
+    const CliResult v = RunConveyor({"validate", p.file});
+    EXPECT_EQ(v.status, 0) << v.err;
+    std::vector<std::string> args = {"run", p.file, "--device", "cpu", "--batch-size", "4", "--iterations", "2",
+                                     "--no-progress"};
+    args.insert(args.end(), p.args.begin(), p.args.end());
+    const CliResult r = RunConveyor(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr(" on cpu, batch 4, 2 iterations (8 samples)"));
+    for (const std::string& output : p.outputs) EXPECT_THAT(r.out, HasSubstr(output + " on the host"));
+    if (p.decodes) EXPECT_THAT(r.out, HasSubstr("decoders        decode (cpu): libjpeg-turbo / libpng"));
+  }
+}
+
+TEST(ShippedPipelines, TrainReadsTheWholeSetOrTheFileList) {
+  SampleData();
+  const CliResult all = RunConveyor({"run", "pipelines/image_classification_train.yaml", "--device", "cpu",
+                                     "--batch-size", "64", "--epochs", "1", "--no-progress"});
+  ASSERT_EQ(all.status, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("epoch of reader \"reader\": 260 samples = 5 iterations"));
+  EXPECT_THAT(all.out, HasSubstr("5 iterations (320 samples)"));
+  const CliResult list = RunConveyor({"run", "pipelines/image_classification_train.yaml", "--device", "cpu",
+                                      "--batch-size", "8", "--iterations", "1", "--no-progress", "--set",
+                                      "reader.file_root=", "--set", "reader.file_list=" + SampleData() + "/file_list.txt"});
+  ASSERT_EQ(list.status, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("40 samples = 5 iterations"));
+}
+
+TEST(ShippedPipelines, PluginScalesHistogramsToPercent) {
+  SampleData();
+  const std::string out = MakeTempDir("plugin_out");
+  const CliResult r = RunConveyor({"run", "pipelines/plugin_example.yaml", "--device", "cpu", "--batch-size", "4",
+                                   "--iterations", "1", "--save-outputs", out, "--no-progress"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("9 samples = 3 iterations"));
-  EXPECT_THAT(r.out, HasSubstr("summary: image_classification_train on cpu, batch 4, 6 iterations"));
-  EXPECT_THAT(r.out, HasSubstr("images_out: float16 4 samples of (3, 224, 224) CHW on the host"));
-  EXPECT_THAT(r.out, HasSubstr("labels: int32 4 samples of (1,)"));
+  const std::string bytes = ReadText(out + "/percent_000000.npy");
+  const ops::NpyHeader h = ops::ParseNpyHeader(bytes.data(), bytes.size(), "percent");
+  ASSERT_EQ(h.shape, (Shape{4, 3, 16}));
+  const float* v = reinterpret_cast<const float*>(bytes.data() + h.data_offset);
+  for (int row = 0; row < 4 * 3; ++row) {
+    double sum = 0;
+    for (int b = 0; b < 16; ++b) sum += v[row * 16 + b];
+    EXPECT_NEAR(sum, 100.0, 1e-3) << "row " << row << ": each channel's histogram sums to 1, scaled by 100";
+  }
+}
+
+TEST(ShippedPipelines, TrainPreviewWithDecodedInputs) {
+  SampleData();
   const std::string png = MakeTempDir("train_preview") + "/grid.png";
   const CliResult p = RunConveyor({"preview", "pipelines/image_classification_train.yaml", "--device", "cpu",
-                                   "--batch-size", "4", "--set", "reader.file_root=" + data, "-o", png});
+                                   "--batch-size", "6", "--inputs", "images", "--tile-size", "96", "-o", png});
   ASSERT_EQ(p.status, 0) << p.err;
-  EXPECT_THAT(p.out, HasSubstr("4 samples of \"images_out\" (float16), normalization undone from "
-                               "crop_mirror_normalize, captions from \"labels\""));
-  EXPECT_GT(std::filesystem::file_size(png), 1000u);
+  EXPECT_THAT(p.out, HasSubstr("6 samples of \"images_out\" (float16), normalization undone from "
+                               "crop_mirror_normalize, captions from \"labels\", \"images\" beside them"));
+  EXPECT_GT(fs::file_size(png), 10000u);
 }
 
-TEST(ShippedPipelines, EvalRunsOnTheCpu) {
-  const std::string data = MakeImageFolder("eval_data");
-  const CliResult r = RunConveyor({"run", "pipelines/image_classification_eval.yaml", "--device", "cpu",
-                                   "--batch-size", "3", "--set", "reader.file_root=" + data, "--no-progress"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("batch 3, 3 iterations"));
-  EXPECT_THAT(r.out, HasSubstr("images_out: float16 3 samples of (3, 224, 224) CHW"));
-}
-
-TEST(ShippedPipelines, NumpyFeaturesRunOnTheCpu) {
-  const std::string data = MakeTempDir("npy_data");
-  for (int i = 0; i < 6; ++i) {
-    WriteNpy(data + "/f" + std::to_string(i) + ".npy", DType::kUInt8, Shape{16}, RandomBytes(16, 300 + i));
-  }
-  const std::string out = data + "/saved";
-  const CliResult r = RunConveyor({"run", "pipelines/numpy_features.yaml", "--device", "cpu", "--batch-size", "6",
-                                   "--set", "reader.file_root=" + data, "--save-outputs", out, "--no-progress"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("features: float32 6 samples of (16,)"));
-  // float32 copies of the uint8 arrays (shuffled): 6 x 16 x 4 bytes plus the header.
-  EXPECT_GT(std::filesystem::file_size(out + "/features_000000.npy"), 6u * 16 * 4);
+TEST(ShippedPipelines, ExternalSourceNeedsAFeed) {
+  const CliResult r = RunConveyor({"run", "pipelines/external_source.yaml", "--device", "cpu"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("pipelines/external_source.yaml:20:"));
+  EXPECT_THAT(r.err, HasSubstr("--feed frames=SHAPE"));
 }
 
 }  // namespace

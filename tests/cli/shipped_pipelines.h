@@ -1,0 +1,36 @@
+// What the tests of the shipped pipelines (pipelines/*.yaml) share: the sample dataset, generated
+// once per test process by the real tool (tools/make_sample_data) into $TEST_TMPDIR, the variables
+// that point the pipelines at it, and one case per pipeline file.
+//
+// | variable             | set to                               | read by                          |
+// |----------------------|--------------------------------------|----------------------------------|
+// | CONVEYOR_DATA        | <data>/samples (10 class folders)    | image_classification_{train,eval} |
+// | CONVEYOR_NPY_DATA    | <data>/samples_npy (16 .npy files)   | numpy_features, plugin_example   |
+// | CONVEYOR_PLUGIN_DIR  | tests/plugins in the runfiles        | plugin_example                   |
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace conveyor::cli_test {
+
+// The folder make_sample_data wrote (generated on the first call; the variables above set).
+const std::string& SampleData();
+
+struct ShippedPipeline {
+  std::string file;                       // "pipelines/numpy_features.yaml"
+  std::vector<std::string> args;          // extra arguments it needs (--feed for external sources)
+  std::vector<std::string> outputs;       // "name: dtype N samples of (shape)" at the given batch
+  bool decodes = false;                   // has a decoders.* node
+};
+
+// One per pipelines/*.yaml, with the outputs expected at batch size `batch`.
+std::vector<ShippedPipeline> ShippedPipelines(int batch);
+
+// The *.yaml files in pipelines/ (the runfiles copy), sorted.
+std::vector<std::string> PipelineFiles();
+
+// "CUDA graphs     N captures, M replays" → {N, M}; {-1, -1} when the line is missing.
+std::pair<long, long> CapturesAndReplays(const std::string& summary);
+
+}  // namespace conveyor::cli_test
