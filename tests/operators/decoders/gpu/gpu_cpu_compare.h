@@ -6,6 +6,14 @@
 // | PNG (and anything else on the CPU path)  | 0          | 0           | same code on both backends  |
 // | JPEG 4:4:4 or grayscale, or GRAY output  | 6          | 1.0         | IDCT / colour rounding      |
 // | JPEG 4:2:2, 4:2:0 (others) to RGB / BGR  | 40         | 2.0         | + chroma upsampling filters |
+// | the same, ROI decode, 2 px at the border | 96         |             | window edge taken as an     |
+// |                                          |            |             | image edge (see below)      |
+//
+// ROI decoding (decoders.image_random_crop): nvJPEG upsamples the chroma of a window as if the
+// window's edge were the image's (it replicates the last chroma sample), while libjpeg-turbo
+// interpolates across it; at an inner window edge the difference is up to one chroma step
+// (measured on the H100: 57-67 where a window cuts a strong colour edge, always within 2 px of
+// the window border). The inside of the window keeps the 40 bound.
 //
 // The JPEG figures are gpu_decoder_gpu_test.cc's (justified there, provisional until measured on
 // the device; keep both in step). Every comparison prints its measured figures for that purpose.
@@ -28,19 +36,23 @@ namespace conveyor::testing {
 struct DecodeTolerance {
   int max_abs = 0;
   double mean_abs = 0;
+  int edge_max_abs = 0;  // within kDecodeEdge pixels of the output's border
 };
 
-inline DecodeTolerance ToleranceFor(const uint8_t* encoded, size_t size, bool gray_output) {
+inline constexpr int kDecodeEdge = 2;
+
+// `roi`: the output is a window decoded by itself (decoders.image_random_crop).
+inline DecodeTolerance ToleranceFor(const uint8_t* encoded, size_t size, bool gray_output, bool roi = false) {
   const ops::ImageInfo info = ops::ParseImageInfo(encoded, size);
-  if (info.format != ops::ImageFormat::kJpeg || info.arithmetic) return {0, 0};
+  if (info.format != ops::ImageFormat::kJpeg || info.arithmetic) return {0, 0, 0};
   const bool full = gray_output || info.subsampling == ops::ChromaSubsampling::k444 ||
                     info.subsampling == ops::ChromaSubsampling::kGray;
-  return full ? DecodeTolerance{6, 1.0} : DecodeTolerance{40, 2.0};
+  return full ? DecodeTolerance{6, 1.0, 6} : DecodeTolerance{40, 2.0, roi ? 96 : 40};
 }
 
-inline DecodeTolerance ToleranceFor(const TensorListCPU& encoded, int sample, bool gray_output) {
+inline DecodeTolerance ToleranceFor(const TensorListCPU& encoded, int sample, bool gray_output, bool roi = false) {
   return ToleranceFor(static_cast<const uint8_t*>(encoded.raw_sample(sample)),
-                      static_cast<size_t>(encoded.shape(sample).num_elements()), gray_output);
+                      static_cast<size_t>(encoded.shape(sample).num_elements()), gray_output, roi);
 }
 
 // Sample `i` of `gpu` (uint8) against sample `i` of `cpu`: equal shapes, every element within
@@ -50,17 +62,24 @@ inline void ExpectDecodedClose(const TensorListCPU& gpu, const TensorListCPU& cp
   ASSERT_EQ(gpu.shape(i), cpu.shape(i)) << what;
   const auto* g = static_cast<const uint8_t*>(gpu.raw_sample(i));
   const auto* c = static_cast<const uint8_t*>(cpu.raw_sample(i));
-  const int64_t n = cpu.shape(i).num_elements();
-  int worst = 0;
+  const Shape& shape = cpu.shape(i);  // H, W, C
+  const int64_t n = shape.num_elements();
+  const int64_t H = shape.ndim() == 3 ? shape[0] : 1, W = shape.ndim() == 3 ? shape[1] : n, C = shape.ndim() == 3 ? shape[2] : 1;
+  int worst = 0, worst_edge = 0;
   double sum = 0;
   for (int64_t k = 0; k < n; ++k) {
     const int d = std::abs(int{g[k]} - int{c[k]});
-    worst = std::max(worst, d);
+    const int64_t y = k / C / W, x = k / C % W;
+    const bool edge = y < kDecodeEdge || x < kDecodeEdge || y >= H - kDecodeEdge || x >= W - kDecodeEdge;
+    int& w = edge ? worst_edge : worst;
+    w = std::max(w, d);
     sum += d;
   }
   const double mean = n == 0 ? 0 : sum / static_cast<double>(n);
-  std::cout << what << " " << cpu.shape(i).ToString() << ": max |diff| " << worst << ", mean " << mean << "\n";
+  std::cout << what << " " << shape.ToString() << ": max |diff| " << worst << " inside, " << worst_edge
+            << " at the border, mean " << mean << "\n";
   EXPECT_LE(worst, tol.max_abs) << what;
+  EXPECT_LE(worst_edge, std::max(tol.max_abs, tol.edge_max_abs)) << what << " (border)";
   EXPECT_LE(mean, tol.mean_abs) << what;
 }
 
