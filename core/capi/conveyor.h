@@ -154,6 +154,18 @@ CONVEYOR_API conveyor_status_t conveyor_tensor_to_dlpack_versioned(conveyor_tens
                                                                    struct DLManagedTensorVersioned** out);
 CONVEYOR_API conveyor_status_t conveyor_tensor_to_dlpack(conveyor_tensor_t tensor, int64_t consumer_stream,
                                                          struct DLManagedTensor** out);
+/* The same for a consumer that names the device it wants (DLPack's __dlpack__(dl_device=...)):
+ * (device_type, device_id) is where the data lives, or (CONVEYOR_DEVICE_CPU, 0) for pinned memory
+ * (CONVEYOR_DEVICE_CUDA_HOST): page-locked memory is host memory, so it is then exported as kDLCPU
+ * (PyTorch and NumPy refuse kDLCUDAHost). A CPU consumer has no stream: consumer_stream must be
+ * -1, and the host waits for the tensor's pending writes before the call returns. Any other
+ * device is CONVEYOR_ERROR_INVALID_ARGUMENT (exports never copy). */
+CONVEYOR_API conveyor_status_t conveyor_tensor_to_dlpack_versioned_on(conveyor_tensor_t tensor, int64_t consumer_stream,
+                                                                      int32_t device_type, int32_t device_id,
+                                                                      struct DLManagedTensorVersioned** out);
+CONVEYOR_API conveyor_status_t conveyor_tensor_to_dlpack_on(conveyor_tensor_t tensor, int64_t consumer_stream,
+                                                            int32_t device_type, int32_t device_id,
+                                                            struct DLManagedTensor** out);
 /* Calls a managed tensor's deleter if it has one (for bindings that cannot call through a
  * function pointer, such as a Python capsule destructor); NULL is a no-op. */
 CONVEYOR_API void conveyor_dlpack_versioned_delete(struct DLManagedTensorVersioned* managed);

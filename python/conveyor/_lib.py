@@ -116,6 +116,8 @@ _SIGNATURES = {
                                         ctypes.POINTER(_P)]),
     "conveyor_tensor_to_dlpack_versioned": (_STATUS, [_P, _I64, ctypes.POINTER(_P)]),
     "conveyor_tensor_to_dlpack": (_STATUS, [_P, _I64, ctypes.POINTER(_P)]),
+    "conveyor_tensor_to_dlpack_versioned_on": (_STATUS, [_P, _I64, _I32, _I32, ctypes.POINTER(_P)]),
+    "conveyor_tensor_to_dlpack_on": (_STATUS, [_P, _I64, _I32, _I32, ctypes.POINTER(_P)]),
     "conveyor_dlpack_versioned_delete": (None, [_P]),
     "conveyor_dlpack_delete": (None, [_P]),
     "conveyor_tensor_to_cai": (_STATUS, [_P, _I64, ctypes.POINTER(Cai)]),

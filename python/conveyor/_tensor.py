@@ -137,22 +137,36 @@ class Tensor:
         return self.device
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export. dl_device=(1, 0) (kDLCPU) exports pinned memory as CPU memory, which it
+        is (PyTorch and NumPy refuse kDLCUDAHost); the host then waits for pending GPU writes."""
         device = self.device
-        if dl_device is not None and tuple(dl_device) != device:
-            raise BufferError("__dlpack__: expected dl_device %s (where the data lives) or None, got %s; "
-                              "Conveyor exports without copying" % (device, tuple(dl_device)))
+        pinned = device[0] == _lib.DEVICE_CUDA_HOST
+        as_host = False
+        if dl_device is not None:
+            wanted = tuple(int(v) for v in dl_device)
+            if pinned and wanted == (_lib.DEVICE_CPU, 0):
+                as_host = True
+            elif wanted != device:
+                raise BufferError("__dlpack__: expected dl_device %s (where the data lives)%s or None, got %s; "
+                                  "Conveyor exports without copying" %
+                                  (device, ", (1, 0) (kDLCPU: pinned memory is host memory)" if pinned else "",
+                                   wanted))
         if copy:
             raise BufferError("__dlpack__: copy=True is not supported; Conveyor exports zero-copy only "
                               "(pass copy=None or False)")
-        if device[0] == _lib.DEVICE_CPU:
+        if device[0] == _lib.DEVICE_CPU or as_host:
             if stream is not None:
-                raise BufferError("__dlpack__: expected stream=None for a CPU tensor, got %r" % (stream,))
+                raise BufferError("__dlpack__: expected stream=None for a CPU %s, got %r" %
+                                  ("consumer" if as_host else "tensor", stream))
             code = -1
         else:
             code = 1 if stream is None else stream_code(stream)  # None: the legacy default stream
         versioned = max_version is not None and int(max_version[0]) >= 1
         out = ctypes.c_void_p()
-        if versioned:
+        if as_host:
+            export = lib.conveyor_tensor_to_dlpack_versioned_on if versioned else lib.conveyor_tensor_to_dlpack_on
+            check(export(self._ptr, code, _lib.DEVICE_CPU, 0, ctypes.byref(out)))
+        elif versioned:
             check(lib.conveyor_tensor_to_dlpack_versioned(self._ptr, code, ctypes.byref(out)))
         else:
             check(lib.conveyor_tensor_to_dlpack(self._ptr, code, ctypes.byref(out)))
