@@ -2,21 +2,25 @@
 # Runs the bundled tests (and optionally benchmarks, the Python suite, compute-sanitizer) on a GPU
 # machine. Prints a per-binary summary and the line `N passed, M failed, K skipped`.
 #   run.sh [--sanitize] [--tools memcheck,racecheck,synccheck,initcheck] [--sanitize-timeout S]
-#          [--bench] [--python] [--only REGEX]
+#          [--sanitize-only] [--gpu-only] [--bench] [--python] [--only REGEX]
 # --sanitize runs every test binary again under each compute-sanitizer tool (all four by default;
 # --tools picks some), S seconds at most per binary and tool (300). Logs: $OUT/<test>.<tool>.log,
 # also packed into $OUT/sanitize-logs.tar.gz (the device returns only a few files); one summary
 # line per tool. A binary that makes no CUDA call counts as clean. Four tools over every binary
-# take longer than one device call allows: split by --only and --tools.
+# take longer than one device call allows: split by --only and --tools. --sanitize-only skips the
+# plain run of each binary; --gpu-only takes only the binaries with GPU tests (tests/gpu_index).
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR/xml"
 export LD_LIBRARY_PATH="$HERE/lib:$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.; TOOLS=memcheck,racecheck,synccheck,initcheck; STIMEOUT=300
+SAN_ONLY=0; GPU_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) SANITIZE=1 ;;
+    --sanitize-only) SANITIZE=1; SAN_ONLY=1 ;;
+    --gpu-only) GPU_ONLY=1 ;;
     --bench) BENCH=1 ;;
     --python) PYTHON=1 ;;
     --only) ONLY=$2; shift ;;
@@ -31,12 +35,15 @@ status=0
 declare -A SAN_RUN=() SAN_BAD=()  # per tool: binaries run, binaries with errors
 while read -r name path; do
   echo "$name" | grep -Eq "$ONLY" || continue
+  if [ "$GPU_ONLY" = 1 ] && ! grep -qx "$name" "$HERE/tests/gpu_index" 2>/dev/null; then continue; fi
   dir="$HERE/tests/$name.runfiles"
   log="$OUTDIR/$name.log"
-  (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor timeout 300 \
-      "$dir/$path" --gtest_output="xml:$OUTDIR/xml/$name.xml" >"$log" 2>&1)
-  rc=$?
-  [ $rc -ne 0 ] && { status=1; echo "FAILED: $name (rc $rc)"; grep -E "Failure|error|\[  FAILED" "$log" | head -20; }
+  if [ "$SAN_ONLY" = 0 ]; then
+    (cd "$dir/conveyor" && TEST_SRCDIR="$dir" TEST_WORKSPACE=conveyor timeout 300 \
+        "$dir/$path" --gtest_output="xml:$OUTDIR/xml/$name.xml" >"$log" 2>&1)
+    rc=$?
+    [ $rc -ne 0 ] && { status=1; echo "FAILED: $name (rc $rc)"; grep -E "Failure|error|\[  FAILED" "$log" | head -20; }
+  fi
   if [ "$SANITIZE" = 1 ] && command -v compute-sanitizer >/dev/null; then
     for tool in ${TOOLS//,/ }; do
       extra=()

@@ -25,6 +25,11 @@ for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null); do
   echo "$name conveyor/$rel" >> "$BUNDLE/tests/index"
   libs+=("$bin/$rel")
 done
+# The binaries with GPU tests (tag gpu), for run.sh --gpu-only (the sanitizer sweeps).
+for target in $($BAZEL query 'attr(tags, "gpu", kind("cc_test", //...))' 2>/dev/null); do
+  rel=${target#//}; rel=${rel/://}
+  echo "${rel//\//__}" >> "$BUNDLE/tests/gpu_index"
+done
 for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))' 2>/dev/null); do
   rel=${target#//}; rel=${rel/://}
   cp -L "$bin/$rel" "$BUNDLE/bench/"
