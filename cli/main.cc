@@ -7,7 +7,9 @@
 // Exit status: 0 success, 1 a user error (bad YAML, missing file, failing pipeline: one line on
 // stderr), 2 bad command-line arguments (the usage text on stderr). Conveyor's exceptions become
 // those lines here, in one place; nothing escapes main.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "core/error.h"
 #include "core/op/plugin.h"
 #include "core/op/registry.h"
+#include "core/util/strings.h"
 
 namespace conveyor::cli {
 namespace {
@@ -34,6 +37,32 @@ int RunOps(const std::vector<std::string>& plugins, bool markdown, const std::st
     std::cout << (markdown ? CatalogueMarkdown(registry) : CatalogueList(registry));
   }
   return 0;
+}
+
+// A bound with a readable message ("--repeats: expected an integer >= 1, got \"0\"") where CLI11's
+// PositiveNumber prints a range up to DBL_MAX.
+CLI::Validator AtLeast(int64_t min, bool integer = true) {
+  const std::string what = std::string(integer ? "an integer" : "a number") + " >= " + std::to_string(min);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool number = !text.empty() && end != nullptr && *end == '\0';
+        const bool whole = !integer || text.find_first_not_of("+-0123456789") == std::string::npos;
+        return number && whole && value >= static_cast<double>(min) ? "" : "expected " + what + ", got \"" + text + "\"";
+      },
+      what);
+}
+
+// "conveyor runn ...": CLI11 would only say that a subcommand is required.
+bool UnknownCommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) names.push_back(sub->get_name());
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return false;
+  std::cerr << "conveyor: unknown command \"" << argv[1] << "\"" << DidYouMean(argv[1], names) << "\n"
+            << app.help();
+  return true;
 }
 
 void AddDevice(CLI::App* cmd, std::string* device) {
@@ -66,7 +95,7 @@ int Main(int argc, char** argv) {
   auto add_pipeline = [&](CLI::App* cmd) {
     cmd->add_option("pipeline", pc.path, "Pipeline YAML file")->required();
     AddDevice(cmd, &pc.device);
-    cmd->add_option("--batch-size", pc.batch_size, "Override pipeline.batch_size")->check(CLI::PositiveNumber);
+    cmd->add_option("--batch-size", pc.batch_size, "Override pipeline.batch_size")->check(AtLeast(1));
     cmd->add_option("--set", pc.sets, "Override pipeline.FIELD=VALUE or NODE.ARG=VALUE (repeatable)")
         ->allow_extra_args(false);
     cmd->add_option("--feed", pc.feeds,
@@ -76,29 +105,30 @@ int Main(int argc, char** argv) {
 
   CLI::App* run = app.add_subcommand("run", "Run a pipeline with a progress bar and print a summary");
   add_pipeline(run);
-  auto* it_opt = run->add_option("--iterations", iterations, "Iterations to run")->check(CLI::PositiveNumber);
-  run->add_option("--epochs", epochs, "Epochs of the first reader to run")->check(CLI::PositiveNumber)->excludes(it_opt);
+  auto* it_opt = run->add_option("--iterations", iterations, "Iterations to run")->check(AtLeast(1));
+  run->add_option("--epochs", epochs, "Epochs of the first reader to run")->check(AtLeast(1))->excludes(it_opt);
   run->add_option("--save-outputs", save_dir, "Write every output batch as .npy files into this folder");
   run->add_flag("--no-progress", no_progress, "No progress display, only the summary");
   run->add_option("--progress-interval", progress_interval, "Seconds between plain progress lines (not a terminal)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(AtLeast(0, /*integer=*/false));
 
   CLI::App* bench = app.add_subcommand("bench", "Time a pipeline: warm-up, then repeats of timed iterations");
   add_pipeline(bench);
-  bench->add_option("--iterations", iterations, "Timed iterations per repeat (default 50)")->check(CLI::PositiveNumber);
-  bench->add_option("--warmup", warmup, "Warm-up iterations (default 5)")->check(CLI::NonNegativeNumber);
-  bench->add_option("--repeats", repeats, "Repeats (default 3)")->check(CLI::PositiveNumber);
+  bench->add_option("--iterations", iterations, "Timed iterations per repeat (default 50)")->check(AtLeast(1));
+  bench->add_option("--warmup", warmup, "Warm-up iterations (default 5)")->check(AtLeast(0));
+  bench->add_option("--repeats", repeats, "Repeats (default 3)")->check(AtLeast(1));
   bench->add_flag("--json", json, "Write JSON instead of a table");
 
   CLI::App* preview = app.add_subcommand("preview", "Run one batch and write a PNG grid of an image output");
   add_pipeline(preview);
   preview->add_option("-o,--out", png_path, "PNG file to write")->required();
   preview->add_option("--output", output_name, "The pipeline output to show (default: the first image-like one)");
-  preview->add_option("--samples", samples, "Samples to show (default 16)")->check(CLI::PositiveNumber);
+  preview->add_option("--samples", samples, "Samples to show (default 16)")->check(AtLeast(1));
   preview->add_option("--inputs", inputs_name, "Show this node output's images (e.g. the decoded ones) beside the outputs");
   preview->add_option("--tile-size", tile_size, "Shrink tiles to fit N x N pixels (default: their own size)")
-      ->check(CLI::PositiveNumber);
+      ->check(AtLeast(1));
 
+  if (UnknownCommand(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

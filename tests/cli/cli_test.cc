@@ -79,6 +79,56 @@ TEST(CliUsage, BadValuesExit2) {
   EXPECT_EQ(RunConveyor({"validate"}).status, 2);
 }
 
+TEST(CliUsage, UnknownCommandSuggestsOneAndExits2) {
+  const CliResult r = RunConveyor({"runn", "x.yaml"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("conveyor: unknown command \"runn\"; did you mean \"run\"?"));
+  EXPECT_THAT(r.err, HasSubstr("Usage: conveyor"));
+}
+
+TEST(CliUsage, BoundsAreStatedInTheMessage) {
+  const CliResult repeats = RunConveyor({"bench", "x.yaml", "--repeats", "0"});
+  EXPECT_EQ(repeats.status, 2);
+  EXPECT_THAT(repeats.err, HasSubstr("--repeats: expected an integer >= 1, got \"0\""));
+  EXPECT_THAT(repeats.err, HasSubstr("Usage: conveyor bench"));
+  const CliResult text = RunConveyor({"bench", "x.yaml", "--iterations", "abc"});
+  EXPECT_EQ(text.status, 2);
+  EXPECT_THAT(text.err, HasSubstr("--iterations: expected an integer >= 1, got \"abc\""));
+  const CliResult fraction = RunConveyor({"run", "x.yaml", "--epochs", "1.5"});
+  EXPECT_EQ(fraction.status, 2);
+  EXPECT_THAT(fraction.err, HasSubstr("--epochs: expected an integer >= 1, got \"1.5\""));
+  const CliResult interval = RunConveyor({"run", "x.yaml", "--progress-interval", "-1"});
+  EXPECT_EQ(interval.status, 2);
+  EXPECT_THAT(interval.err, HasSubstr("--progress-interval: expected a number >= 0, got \"-1\""));
+  EXPECT_EQ(RunConveyor({"bench", "x.yaml", "--warmup", "-1"}).status, 2);
+  EXPECT_EQ(RunConveyor({"preview", "x.yaml", "-o", "g.png", "--samples", "0"}).status, 2);
+  EXPECT_EQ(RunConveyor({"run", "a.yaml", "b.yaml"}).status, 2);  // one pipeline per run
+}
+
+TEST(CliUsage, UserErrorsAreOneLineAndExit1InEveryCommand) {
+  const std::string dir = MakeTempDir("user_errors");
+  for (const char* command : {"run", "bench", "preview"}) {
+    SCOPED_TRACE(command);
+    std::vector<std::string> args = {command, dir + "/none.yaml"};
+    if (std::string(command) == "preview") args.insert(args.end(), {"-o", dir + "/g.png"});
+    const CliResult r = RunConveyor(args);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "conveyor " + std::string(command) + ": error: " + dir + "/none.yaml: cannot open the pipeline file\n");
+  }
+  WriteText(dir + "/syntax.yaml", "pipeline: {name: x\nops: [\n");
+  const CliResult syntax = RunConveyor({"run", dir + "/syntax.yaml"});
+  EXPECT_EQ(syntax.status, 1);
+  EXPECT_THAT(syntax.err, HasSubstr("conveyor run: error: " + dir + "/syntax.yaml:2:"));
+  EXPECT_THAT(syntax.err, HasSubstr("YAML syntax error"));
+  // A data folder that is not there: the reader node, its argument's position and the path.
+  const CliResult data = RunConveyor({"run", "pipelines/image_classification_train.yaml", "--device", "cpu", "--set",
+                                      "reader.file_root=" + dir + "/no_such_dir"});
+  EXPECT_EQ(data.status, 1);
+  EXPECT_THAT(data.err, HasSubstr("pipelines/image_classification_train.yaml:"));
+  EXPECT_THAT(data.err, HasSubstr("(reader): file_root \"" + dir + "/no_such_dir\" does not exist"));
+  EXPECT_THAT(data.err, Not(HasSubstr("terminate")));
+}
+
 TEST(CliUsage, HelpExits0) {
   const CliResult r = RunConveyor({"run", "--help"});
   EXPECT_EQ(r.status, 0);
