@@ -51,7 +51,7 @@ class Parser {
   bool Bool(const YAML::Node& node, const std::string& what) const;
   std::vector<std::pair<YAML::Node, std::string>> Strings(const YAML::Node& node, const std::string& what) const;
   void CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& where) const;
-  void CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen) const;
+  void CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen, int depth = 0) const;
   std::string ResolvePath(const std::string& path) const {
     if (path.empty() || fs::path(path).is_absolute()) return path;
     return (fs::path(base_dir_.empty() ? "." : base_dir_) / path).lexically_normal().string();
@@ -130,13 +130,22 @@ void Parser::CheckKeys(const YAML::Node& map, const std::vector<std::string>& al
 // second `pipeline:` or a repeated argument would be dropped without a word: refuse it, naming
 // both positions. Walks the whole document (every map, at any depth); `seen` holds the positions
 // of collections already walked, so aliases (`*a`) are visited once and cannot blow up the walk.
-void Parser::CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen) const {
+// Our format nests a few levels; a limit keeps hostile nesting from exhausting the stack.
+void Parser::CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen,
+                             int depth) const {
+  constexpr int kMaxDepth = 64;
   if (!node.IsMap() && !node.IsSequence()) return;
+  if (depth > kMaxDepth) {
+    Fail(node, "nested more than " + std::to_string(kMaxDepth) + " levels deep (at " + path +
+                   "); a pipeline file needs a few");
+  }
   if (!seen.insert(node.Mark().pos).second) return;
   const auto child_path = [&](const std::string& step) { return path.empty() ? step : path + step; };
   if (node.IsSequence()) {
     size_t i = 0;
-    for (const YAML::Node& item : node) CheckUniqueKeys(item, child_path("[" + std::to_string(i++) + "]"), seen);
+    for (const YAML::Node& item : node) {
+      CheckUniqueKeys(item, child_path("[" + std::to_string(i++) + "]"), seen, depth + 1);
+    }
     return;
   }
   std::map<std::string, YAML::Node> first;
@@ -149,7 +158,7 @@ void Parser::CheckUniqueKeys(const YAML::Node& node, const std::string& path, st
                       ": first at " + At(at->second).ToString() + ", again here; a key may appear once per map");
       }
     }
-    CheckUniqueKeys(it->second, child_path((path.empty() ? "" : ".") + name), seen);
+    CheckUniqueKeys(it->second, child_path((path.empty() ? "" : ".") + name), seen, depth + 1);
   }
 }
 

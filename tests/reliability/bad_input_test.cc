@@ -82,6 +82,13 @@ TEST(DuplicateKeys, DeeperMapsAndAliasesAreChecked) {
                           "outputs: [u]\n"
                           "x: *p\n"),
               HasSubstr("ops.yaml:5:1: unknown top-level key \"x\""));
+  // Hostile nesting is refused before it can exhaust the stack.
+  std::string deep = "pipeline: {device: cpu}\nops:\n  - {op: random.uniform, outputs: [u], args: {shape: ";
+  for (int i = 0; i < 100; ++i) deep += "[";
+  for (int i = 0; i < 100; ++i) deep += "]";
+  EXPECT_THAT(TextErrorOf(deep + "}}\noutputs: [u]\n"),
+              AllOf(StartsWith("ops.yaml:3:"), HasSubstr("nested more than 64 levels deep (at ops[0].args.shape[0][0]"),
+                    HasSubstr("a pipeline file needs a few")));
   // Distinct keys that only look alike are fine.
   EXPECT_NO_THROW(ParsePipelineYaml("pipeline: {device: cpu}\nops:\n  - {op: random.uniform, outputs: [u]}\n"
                                     "outputs: [u]\n"));
