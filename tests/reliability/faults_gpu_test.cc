@@ -165,7 +165,8 @@ TEST(GpuShutdown, DestroyedFromAnotherThreadWhileThePluginIsInItsGpuStage) {
     const auto start = Clock::now();
     std::thread destroyer([&p] { p.reset(); });
     destroyer.join();
-    EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(2000));
+    // At most the sleep in progress plus the queued GPU work (slow under compute-sanitizer).
+    EXPECT_LT(Clock::now() - start, std::chrono::milliseconds(testing::UnderComputeSanitizer() ? 30000 : 2000));
     EXPECT_EQ(testing::FaultyRunning(), 0);
     ExpectPattern(ToHost(held->Gpu(0)), 0);  // held device outputs outlive the pipeline
   });
@@ -193,6 +194,9 @@ std::string UniformYaml(const std::string& device) {
 
 TEST(GpuOutOfMemory, NamesTheNodeAndTheProcessStaysUsable) {
   CONVEYOR_REQUIRE_GPU();
+  if (testing::UnderComputeSanitizer()) {
+    GTEST_SKIP() << "compute-sanitizer reports the deliberate cudaErrorMemoryAllocation as an API error";
+  }
   for (bool capture : {false, true}) {
     SCOPED_TRACE(capture ? "graph_capture" : "eager");
     const auto before = CurrentBytes();
