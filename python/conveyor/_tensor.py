@@ -197,6 +197,24 @@ class Tensor:
         }
 
 
+class HostView:
+    """A pinned tensor offered to a consumer as CPU memory (DLPack kDLCPU): for consumers that
+    refuse kDLCUDAHost and cannot ask for dl_device themselves (torch.from_dlpack before `device=`).
+    Exporting waits on the host for pending GPU writes."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    def __dlpack_device__(self):
+        return (_lib.DEVICE_CPU, 0)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return self.tensor.__dlpack__(stream=stream, max_version=max_version, dl_device=(_lib.DEVICE_CPU, 0),
+                                      copy=copy)
+
+
 def _from_capsule(capsule, ready_stream):
     pointer, versioned = _capsule.take(capsule)
     out = ctypes.c_void_p()

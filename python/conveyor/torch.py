@@ -47,6 +47,7 @@ next epoch, else reset() must be called first (DALI).
 import warnings
 
 from . import _lib
+from ._tensor import HostView
 
 POLICIES = ("fill", "drop", "partial")
 
@@ -130,6 +131,14 @@ class _Source:
         return dict(zip(self.output_map, values))
 
 
+def _torch_from_dlpack(torch):
+    """torch.from_dlpack, with pinned outputs (kDLCUDAHost, which torch refuses) taken as the CPU
+    memory they are (docs/interop.md)."""
+    def convert(t):
+        return torch.from_dlpack(HostView(t) if t.device[0] == _lib.DEVICE_CUDA_HOST else t)
+    return convert
+
+
 class Loader:
     """An iterable over a Conveyor pipeline (or a list of them) for PyTorch training loops; see the
     module's documentation for the epoch rules. `to_tensor` turns a conveyor.Tensor into the tensor
@@ -145,7 +154,7 @@ class Loader:
             raise ValueError("Loader: output_map must name each pipeline output once, got %r" % (output_map,))
         if to_tensor is None:
             import torch  # the only place torch is imported
-            to_tensor = torch.from_dlpack
+            to_tensor = _torch_from_dlpack(torch)
         pipelines = list(pipelines) if isinstance(pipelines, (list, tuple)) else [pipelines]
         if not pipelines:
             raise ValueError("Loader: expected a conveyor.Pipeline or a non-empty list of them, got none")

@@ -21,18 +21,9 @@ def np():
     return numpy
 
 
-class AsCpu:
-    """Puts a consumer's dl_device=(1, 0) request to the tensor, as `numpy.from_dlpack(x,
-    device="cpu")` and `torch.from_dlpack(x, device="cpu")` do in releases that have `device`."""
-
-    def __init__(self, tensor):
-        self.tensor = tensor
-
-    def __dlpack_device__(self):
-        return (1, 0)
-
-    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        return self.tensor.__dlpack__(stream=stream, max_version=max_version, dl_device=(1, 0), copy=copy)
+# Puts a consumer's dl_device=(1, 0) request to the tensor, as `numpy.from_dlpack(x, device="cpu")`
+# and `torch.from_dlpack(x, device="cpu")` do in releases that have `device`.
+AsCpu = conveyor._tensor.HostView
 
 
 def pinned_from(np, values):
@@ -97,3 +88,21 @@ def test_torch_reads_pinned_memory_as_a_cpu_tensor(torch, np):
         return  # older torch: no way to ask; the AsCpu wrapper above is what it would do
     z = torch.from_dlpack(t, device="cpu")
     assert z.device.type == "cpu" and z.data_ptr() == t.data_ptr
+
+
+def test_torch_loader_yields_pinned_outputs_as_cpu_tensors(torch, np):
+    from conveyor.torch import Loader
+    # `u` feeds a GPU node, so the executor writes it into pinned staging: a pinned output.
+    pipe = conveyor.Pipeline.from_yaml(
+        "pipeline: {batch_size: 4, device: gpu, prefetch_depth: 2, seed: 5}\n"
+        "ops:\n"
+        "  - {op: random.uniform, name: u, args: {shape: [16]}, outputs: [u]}\n"
+        "  - {op: copy, name: c, device: gpu, inputs: [u], outputs: [c]}\n"
+        "outputs: [u, c]\n")
+    batches = 0
+    for batch in Loader(pipe, ["u", "c"]):
+        assert batch["u"].device.type == "cpu" and batch["c"].device.type == "cuda"
+        assert torch.equal(batch["u"], batch["c"].cpu())
+        batches += 1
+        if batches == 3:
+            break
