@@ -7,7 +7,7 @@
 #   4. runs the training pipeline (pipelines/image_classification_train.yaml) for $EPOCHS epochs
 #      (default 5) on the GPU when there is one, else on the CPU, printing the progress and summary,
 #   5. writes data/preview.png: one augmented batch beside the decoded images it came from.
-# Extra arguments go to `conveyor run` (e.g. --device cpu, --batch-size 32, --set ...).
+# Extra arguments go to `conveyor run` (e.g. --device cpu, --batch-size 32, --iterations 10, --set ...).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BAZEL=${BAZEL:-bazel}
@@ -15,15 +15,31 @@ EPOCHS=${EPOCHS:-5}
 
 bash tools/setup.sh
 echo "quickstart: building the conveyor CLI (the first build takes a while)"
-$BAZEL build //cli:conveyor //tools/make_sample_data //tests/plugins:libexample_scale.so 2>&1 |
-  grep -E "^(ERROR|FAILED)|error:" >&2 || true
+# INFO lines hidden; progress (on a terminal) and errors shown; set -e stops on a failed build.
+quiet=(--ui_event_filters=-info)
+[ -t 1 ] || quiet+=(--noshow_progress)
+$BAZEL build "${quiet[@]}" //cli:conveyor //tools/make_sample_data //tests/plugins:libexample_scale.so
 bin=$($BAZEL info bazel-bin 2>/dev/null)
-[ -x "$bin/cli/conveyor" ] || { echo "quickstart: the build failed (run: $BAZEL build //cli:conveyor)" >&2; exit 1; }
 
 if [ ! -f data/samples/.complete ]; then
   "$bin/tools/make_sample_data/make_sample_data" data
 fi
 
-"$bin/cli/conveyor" run pipelines/image_classification_train.yaml --epochs "$EPOCHS" "$@"
-"$bin/cli/conveyor" preview pipelines/image_classification_train.yaml --inputs images --samples 8 \
-  --tile-size 160 -o data/preview.png
+# --iterations/--epochs replace the default length; the preview takes the arguments that are not
+# run-only (--device, --batch-size, --set, --feed), so both see the same pipeline.
+length=(--epochs "$EPOCHS")
+preview_args=()
+skip=0
+for arg in "$@"; do
+  if [ $skip = 1 ]; then skip=0; continue; fi
+  case "$arg" in
+    --iterations|--epochs) length=(); skip=1 ;;
+    --iterations=*|--epochs=*) length=() ;;
+    --save-outputs|--progress-interval) skip=1 ;;
+    --save-outputs=*|--progress-interval=*|--no-progress) ;;
+    *) preview_args+=("$arg") ;;
+  esac
+done
+"$bin/cli/conveyor" run pipelines/image_classification_train.yaml "${length[@]}" "$@"
+"$bin/cli/conveyor" preview pipelines/image_classification_train.yaml "${preview_args[@]}" --inputs images \
+  --samples 8 --tile-size 160 -o data/preview.png
