@@ -11,24 +11,41 @@
 
 namespace conveyor::cli {
 
-Session Session::Open(const PipelineCommand& cmd) {
-  PipelineSpec spec = LoadPipelineFile(cmd.path);
-  if (!cmd.device.empty()) ApplyOverride(spec, "pipeline.device=" + cmd.device);
-  if (cmd.batch_size > 0) spec.batch_size = cmd.batch_size;
-  ApplyOverrides(spec, cmd.sets);
-  if (!cmd.extra_output.empty() &&
-      std::find(spec.outputs.begin(), spec.outputs.end(), cmd.extra_output) == spec.outputs.end()) {
-    std::vector<std::string> produced;
-    for (const OpSpec& op : spec.ops) produced.insert(produced.end(), op.outputs().begin(), op.outputs().end());
-    if (std::find(produced.begin(), produced.end(), cmd.extra_output) == produced.end()) {
-      throw ConfigError("--inputs " + cmd.extra_output + ": no node of " + cmd.path + " outputs \"" + cmd.extra_output +
-                        "\"" + DidYouMean(cmd.extra_output, produced) + " (node outputs: " + Join(produced, ", ") + ")");
-    }
-    spec.outputs.push_back(cmd.extra_output);
+namespace {
+
+// preview --inputs: a node output joins the pipeline's outputs for this run.
+void AddExtraOutput(PipelineSpec& spec, const PipelineCommand& cmd) {
+  const std::string& name = cmd.extra_output;
+  if (name.empty() || std::find(spec.outputs.begin(), spec.outputs.end(), name) != spec.outputs.end()) return;
+  std::vector<std::string> produced;
+  for (const OpSpec& op : spec.ops) produced.insert(produced.end(), op.outputs().begin(), op.outputs().end());
+  if (std::find(produced.begin(), produced.end(), name) == produced.end()) {
+    throw ConfigError("--inputs " + name + ": no node of " + cmd.path + " outputs \"" + name + "\"" +
+                      DidYouMean(name, produced) + " (node outputs: " + Join(produced, ", ") + ")");
   }
+  spec.outputs.push_back(name);
+}
+
+// One --feed per external_source node, and none for anything else.
+std::vector<std::pair<FeedSpec, OpSpec>> MatchFeeds(const PipelineSpec& spec, const PipelineCommand& cmd) {
   std::vector<FeedSpec> given;
-  for (const std::string& text : cmd.feeds) given.push_back(ParseFeed(text));
-  Session s;
+  std::vector<std::string> sources;
+  for (const OpSpec& op : spec.ops) {
+    if (op.op() == kExternalSourceOp) sources.push_back(op.name());
+  }
+  for (const std::string& text : cmd.feeds) {
+    FeedSpec f = ParseFeed(text);
+    if (std::find(sources.begin(), sources.end(), f.node) == sources.end()) {
+      throw ConfigError("--feed " + f.text + ": the pipeline has no external_source node \"" + f.node + "\"" +
+                        DidYouMean(f.node, sources) +
+                        (sources.empty() ? " (it has none)" : " (external_source nodes: " + Join(sources, ", ") + ")"));
+    }
+    for (const FeedSpec& earlier : given) {
+      if (earlier.node == f.node) throw ConfigError("--feed " + f.text + ": node \"" + f.node + "\" is fed twice");
+    }
+    given.push_back(std::move(f));
+  }
+  std::vector<std::pair<FeedSpec, OpSpec>> feeds;
   for (const OpSpec& op : spec.ops) {
     if (op.op() != kExternalSourceOp) continue;
     const auto it = std::find_if(given.begin(), given.end(), [&](const FeedSpec& f) { return f.node == op.name(); });
@@ -41,20 +58,21 @@ Session Session::Open(const PipelineCommand& cmd) {
                         "conveyor.Pipeline.feed");
     }
     CheckFeed(*it, op);
-    s.feeds_.emplace_back(*it, op);
+    feeds.emplace_back(*it, op);
   }
-  for (const FeedSpec& f : given) {
-    const bool known = std::any_of(s.feeds_.begin(), s.feeds_.end(), [&](const auto& p) { return p.first.node == f.node; });
-    if (!known) {
-      std::vector<std::string> sources;
-      for (const OpSpec& op : spec.ops) {
-        if (op.op() == kExternalSourceOp) sources.push_back(op.name());
-      }
-      throw ConfigError("--feed " + f.text + ": the pipeline has no external_source node \"" + f.node + "\"" +
-                        DidYouMean(f.node, sources) +
-                        (sources.empty() ? " (it has none)" : " (external_source nodes: " + Join(sources, ", ") + ")"));
-    }
-  }
+  return feeds;
+}
+
+}  // namespace
+
+Session Session::Open(const PipelineCommand& cmd) {
+  PipelineSpec spec = LoadPipelineFile(cmd.path);
+  if (!cmd.device.empty()) ApplyOverride(spec, "pipeline.device=" + cmd.device);
+  if (cmd.batch_size > 0) spec.batch_size = cmd.batch_size;
+  ApplyOverrides(spec, cmd.sets);
+  AddExtraOutput(spec, cmd);
+  Session s;
+  s.feeds_ = MatchFeeds(spec, cmd);
   s.pipeline_ = std::make_unique<Pipeline>(std::move(spec));
   // Build() primes as many iterations as have been fed (up to prefetch_depth).
   s.scheduled_ = std::max(1, s.pipeline_->spec().prefetch_depth);

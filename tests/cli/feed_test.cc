@@ -141,6 +141,7 @@ TEST(CliFeed, MistakesAreOneClearLine) {
   EXPECT_THAT(err({"src=4x"}), HasSubstr("\"\" is not an extent"));
   EXPECT_THAT(err({"src=4x4", "sr=4x4"}),
               HasSubstr("--feed sr=4x4: the pipeline has no external_source node \"sr\"; did you mean \"src\"?"));
+  EXPECT_THAT(err({"src=4x4", "src=5x5"}), HasSubstr("--feed src=5x5: node \"src\" is fed twice"));
   const std::string rank = err({"src=4x4x3"});
   EXPECT_THAT(rank, HasSubstr(dir + "/p.yaml:3:"));
   EXPECT_THAT(rank, HasSubstr("--feed src=4x4x3 gives 3-D samples; the node declares ndim 2"));
