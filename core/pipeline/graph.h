@@ -9,7 +9,9 @@
 // and checks: unique node and output names, every input and `$arg` produced, no cycles (the
 // message names the cycle), the op available on its device, CPU→GPU edges marked for staging,
 // GPU→CPU edges only out of a DeviceToHost transfer op, argument inputs produced on the host,
-// pipeline outputs exist. Errors are ConfigError with file:line:col when the spec came from YAML.
+// pipeline outputs exist and are listed once. Errors are ConfigError with file:line:col when the
+// spec came from YAML. Operators are constructed later (GraphNode::CreateOperator, by the executor),
+// and what their constructors refuse is reported at the argument's position too (ArgumentError).
 //
 // nodes() is in topological order (producers first, file order among independent nodes): the
 // executor runs them in that order, the CPU ones in its TBB stage and the GPU ones on its streams.

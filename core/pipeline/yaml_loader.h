@@ -15,7 +15,8 @@
 //
 // Every error is a ConfigError "file:line:col: <what>" (1-based), naming the node when there is
 // one: `pipelines/augment.yaml:7:45: op "flip" (flip): unknown argument "horizonal"; did you mean
-// "horizontal"?`. The loader checks each node against its schema; graph-level checks (inputs
+// "horizontal"?`. A key repeated in any map (yaml-cpp would keep one silently) is refused with
+// both positions. The loader checks each node against its schema; graph-level checks (inputs
 // produced, cycles, devices) are Graph::Build's.
 #pragma once
 
