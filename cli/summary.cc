@@ -21,6 +21,15 @@ std::string FormatBytes(double bytes) {
   return buf;
 }
 
+std::string FormatSkipped(const RunMeasurements& m) {
+  if (m.skipped_files.empty()) return "";
+  const size_t n = m.skipped_files.size();
+  std::string line = "  skipped         " + std::to_string(n) + (n == 1 ? " sample: " : " samples: ");
+  for (size_t i = 0; i < n && i < static_cast<size_t>(kMaxSkippedListed); ++i) line += (i ? ", " : "") + m.skipped_files[i];
+  if (n > static_cast<size_t>(kMaxSkippedListed)) line += ", ... and " + std::to_string(n - kMaxSkippedListed) + " more";
+  return line + "\n";
+}
+
 std::string FormatDecoders(const RunMeasurements& m) {
   std::ostringstream s;
   char buf[256];
@@ -76,6 +85,7 @@ std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
   }
   s << "\n";
   s << FormatDecoders(m);
+  s << FormatSkipped(m);
   for (size_t i = 0; i < m.outputs.size(); ++i) s << (i ? "                  " : "  outputs         ") << m.outputs[i] << "\n";
   return s.str();
 }

@@ -47,5 +47,20 @@ TEST(Summary, GpuDecodersWithoutNvjpegSayWhy) {
   EXPECT_THAT(text, HasSubstr("\n                  (libnvjpeg.so.13 not found)\n"));
 }
 
+TEST(Summary, SkippedSamplesListTheirFilesUpToALimit) {
+  RunMeasurements m;
+  EXPECT_EQ(FormatSkipped(m), "");
+  m.skipped_files = {"a/bad.jpg"};
+  EXPECT_EQ(FormatSkipped(m), "  skipped         1 sample: a/bad.jpg\n");
+  m.skipped_files.clear();
+  for (int i = 0; i < kMaxSkippedListed + 3; ++i) m.skipped_files.push_back("f" + std::to_string(i) + ".jpg");
+  const std::string text = FormatSkipped(m);
+  EXPECT_THAT(text, HasSubstr("13 samples: f0.jpg, f1.jpg,"));
+  EXPECT_THAT(text, HasSubstr("f9.jpg, ... and 3 more\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("f10.jpg")));
+  m.pipeline = "p";
+  EXPECT_THAT(FormatSummary(m, ExecutorCounters{}), HasSubstr("  skipped         13 samples"));
+}
+
 }  // namespace
 }  // namespace conveyor::cli
