@@ -40,7 +40,7 @@ class Jpegs:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    common.add_common_args(ap, iterations=15, repeats=3)
+    common.add_common_args(ap, iterations=45, repeats=3)  # 3 waves of 15 workers a block
     ap.add_argument("--workers", type=int, default=15)
     args = ap.parse_args()
     if args.cpu_smoke:

@@ -3,7 +3,7 @@
 library (a library's own counters are not comparable: torch.cuda.max_memory_allocated sees only
 torch's allocator, DALI and Conveyor have pools of their own).
 
-    measure.py --out RESULT.json --label NAME [--timeout S] [--env K=V ...] -- COMMAND ARGS...
+    measure.py --out RESULT.json --label NAME [--timeout S] [--env K=V ...] [--tag K=V ...] -- COMMAND ARGS...
 
 | figure                  | how                                                                        |
 |-------------------------|----------------------------------------------------------------------------|
@@ -145,6 +145,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--env", action="append", default=[], help="K=V for the child (repeatable)")
     ap.add_argument("--log", help="file for the child's stderr (default: OUT with .log)")
+    ap.add_argument("--tag", action="append", default=[], help="K=V stored under \"tags\" (make_results.py "
+                    "finds rows by them: role=..., axis=..., value=...)")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -195,6 +197,7 @@ def main():
         result = {"label": args.label, "error": "rc %s%s; end of its log:\n%s" % (
             rc, "" if rc != 0 else ", no JSON result on stdout", tail)}
     result["label"] = args.label
+    result["tags"] = dict(t.partition("=")[::2] for t in args.tag)
     result["command"] = " ".join(command)
     result["measure"] = {
         "gpu_mem_peak_mib": round(peaks["gpu"] / MIB, 1) if gpu.source else None,
@@ -208,7 +211,7 @@ def main():
         "process_wall_s": round(wall, 2),
         "process_cpu_cores_busy": round(cpu / max(wall, 1e-9), 2),
     }
-    if "cpu_cores_busy" not in result and "error" not in result:
+    if "cpu_cores_busy" not in result and "error" not in result and "skipped" not in result:
         result["cpu_cores_busy"] = result["measure"]["process_cpu_cores_busy"]
         result["cpu_source"] = "whole process (start-up and warm-up included)"
     with open(args.out, "w") as f:
