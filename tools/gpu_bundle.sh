@@ -43,7 +43,10 @@ if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
 python3 python/build_wheel.py --lib "$bin/core/capi/libconveyor_c.so" --out "$BUNDLE/wheel" >/dev/null  # there: pip install .bundle/wheel/conveyor-*.whl
 if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
 # Peer scripts (PyTorch, torchvision) that benchmarks compare against on the GPU machine.
-if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' -exec cp {} "$BUNDLE/peers/" \;; fi
+if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' ! -name make_results.py -exec cp {} "$BUNDLE/peers/" \;; fi
+# The end-to-end suite (issue 13): there, bash .bundle/suite/run_all.sh (bench/README.md).
+if [ -d bench ]; then mkdir -p "$BUNDLE/suite" && cp -r bench/. "$BUNDLE/suite/" && find "$BUNDLE/suite" -name __pycache__ -prune -exec rm -rf {} +; fi
+git describe --always --dirty > "$BUNDLE/commit" 2>/dev/null || true
 
 # Shared libraries from Debian that the GPU machine lacks (TBB, yaml-cpp 0.7, libjpeg-turbo, ...).
 # glibc and libstdc++ stay the machine's own (newer there, and backward compatible).
