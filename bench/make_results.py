@@ -310,6 +310,9 @@ def sweeps(rows):
                "| %s | Conveyor images/s | ms/it CPU stage, GPU issue, GPU wait, idle | DALI images/s | × DALI |" % axis,
                "| --- | --- | --- | --- | --- |"]
         conv_points = []
+        if axis == "size":
+            md[-2] = md[-2].replace("| × DALI |", "| × DALI | Conveyor Mpixel/s |")
+            md[-1] += " --- |"
         for v in order:
             c, d = table[v].get("conveyor"), table[v].get("dali")
             rc, rd = rate(c), rate(d)
@@ -317,12 +320,19 @@ def sweeps(rows):
             if c and "ms_per_iteration" in c:
                 s = c["ms_per_iteration"]
                 st = "%.2f, %.2f, %.2f, %.2f" % (s["cpu_stage"], s["gpu_issue"], s["gpu_wait"], s["idle"])
-            md.append("| %s | %s | %s | %s | %s |" % (v, fmt(rc[0]) if rc else status(c), st,
-                                                     fmt(rd[0]) if rd else status(d), fmt(ratio(rc and rc[0], rd and rd[0]), 2)))
+            line = "| %s | %s | %s | %s | %s |" % (v, fmt(rc[0]) if rc else status(c), st,
+                                                  fmt(rd[0]) if rd else status(d), fmt(ratio(rc and rc[0], rd and rd[0]), 2))
+            if axis == "size":
+                w, h = (int(x) for x in re.findall(r"\d+", v)[:2])
+                line += " %s |" % fmt(rc and rc[0] * w * h / 1e6, 1)
+            md.append(line)
             conv_points.append((v, rc and rc[0]))
-        k = knee(conv_points)
-        md += ["", "Knee (Conveyor): %s. Why it bends: see the stage times (CPU stage ≈ period: CPU-bound; GPU wait ≈ "
-               "period: GPU-bound; idle: the consumer)." % (k or "none in this range"), ""]
+        where = "Stage times say why: CPU stage ≈ the period per iteration: CPU-bound; GPU wait ≈ the period: GPU-bound; " \
+                "idle: waiting for the consumer."
+        if axis == "size":
+            md += ["", "Cost per pixel: Mpixel/s (decoded pixels) should stay flat while decoding dominates. " + where, ""]
+        else:
+            md += ["", "Knee (Conveyor): %s. %s" % (knee(conv_points) or "none in this range", where), ""]
     return md
 
 

@@ -89,7 +89,7 @@ if want e2e; then
   measure torchvision_gpu 240 "" "role=torchvision_gpu" -- "$PYTHON" "$E2E/torchvision_gpu.py" --data "$DATA" \
     --batch "$BATCH" "${SMOKE_ARG[@]}"
   measure dataloader_15_workers 240 "" "role=dataloader" -- "$PYTHON" "$E2E/dataloader_cpu.py" --data "$DATA" \
-    --batch "$BATCH" --workers 15 "${SMOKE_ARG[@]}"
+    --batch "$BATCH" "${SMOKE_ARG[@]}"
 fi
 
 if want decode && ! over_budget "2. decode alone"; then

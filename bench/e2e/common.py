@@ -39,6 +39,17 @@ def add_common_args(ap, iterations=30, repeats=5, warmup=3):
     ap.add_argument("--label", default="", help="name of this row in the results")
 
 
+def apply_smoke(args, **small):
+    """--cpu-smoke: take the small values for the options not given on the command line, so a
+    smoke run of a sweep keeps the values it sweeps."""
+    if not args.cpu_smoke:
+        return
+    given = {a.split("=")[0] for a in sys.argv[1:] if a.startswith("--")}
+    for key, value in small.items():
+        if "--" + key.replace("_", "-") not in given:
+            setattr(args, key, value)
+
+
 def jpeg_files(folder):
     """Sorted JPEG paths under folder (recursively); exits with a clear message when there are none."""
     if not folder or not os.path.isdir(folder):

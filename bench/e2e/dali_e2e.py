@@ -89,9 +89,7 @@ def main():
     ap.add_argument("--block-iterations", type=int, default=2000)
     args = ap.parse_args()
     gpu = not args.cpu_smoke
-    if args.cpu_smoke:
-        args.batch, args.threads, args.iterations, args.repeats, args.warmup = 8, 2, 2, 2, 1
-        args.blocks, args.block_iterations = 2, 50
+    common.apply_smoke(args, batch=8, threads=2, iterations=2, repeats=2, warmup=1, blocks=2, block_iterations=50)
     label = args.label or "dali %s" % args.mode
     try:
         import nvidia.dali as dali

@@ -43,8 +43,7 @@ def main():
     common.add_common_args(ap, iterations=45, repeats=3)  # 3 waves of 15 workers a block
     ap.add_argument("--workers", type=int, default=15)
     args = ap.parse_args()
-    if args.cpu_smoke:
-        args.batch, args.iterations, args.repeats, args.warmup, args.workers = 8, 2, 2, 1, 2
+    common.apply_smoke(args, batch=8, iterations=2, repeats=2, warmup=1, workers=2)
     label = args.label or "pytorch dataloader %d workers" % args.workers
     try:
         import torch

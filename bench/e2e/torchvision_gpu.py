@@ -21,8 +21,7 @@ def main():
     common.add_common_args(ap, iterations=8, repeats=3)
     args = ap.parse_args()
     label = args.label or "torchvision gpu"
-    if args.cpu_smoke:
-        args.batch, args.iterations, args.repeats, args.warmup = 8, 2, 2, 1
+    common.apply_smoke(args, batch=8, iterations=2, repeats=2, warmup=1)
     try:
         import torch
         import torchvision
