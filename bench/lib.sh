@@ -72,6 +72,10 @@ images() {
   echo "images: $n of ${w}x${h} in $((SECONDS - start)) s"
 }
 
+# log_to FILE: everything from here on also goes to FILE; end_log waits for the last line to land.
+log_to() { exec > >(tee "$1") 2>&1; LOG_PID=$!; }
+end_log() { exec 1>&- 2>&-; wait "${LOG_PID:-}" 2>/dev/null || true; }
+
 warm_cache() { find "$1" -type f -exec cat {} + > /dev/null; }
 
 # measure NAME TIMEOUT "ENV WORDS" "TAG WORDS" -- COMMAND...: runs COMMAND under e2e/measure.py,

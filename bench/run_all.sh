@@ -38,7 +38,7 @@ source "$SUITE/lib.sh"
 find_bundle "$BUNDLE_ARG" || exit 1
 rm -rf "$RAW"
 mkdir -p "$RAW" "$OUTDIR"
-exec > >(tee "$OUTDIR/run_all.log") 2>&1
+log_to "$OUTDIR/run_all.log"
 want() { [[ ",$ONLY," == *",$1,"* ]]; }
 
 BATCH=256; PREFETCH=2; DEVICE=gpu; IT=30; REP=5; SMOKE_ARG=()
@@ -121,10 +121,11 @@ fi
 if want kernels && [ "$SMOKE" = 0 ] && ! over_budget "2. kernels vs roofline and PyTorch"; then
   echo "== 2d. kernels: effective GB/s vs a device copy (roofline) and PyTorch"
   gbench pointwise_bench "$BENCHBIN/pointwise_bench" --benchmark_min_time=0.2
-  gbench geometry_bench "$BENCHBIN/geometry_bench" --benchmark_min_time=0.2
-  for peer in pointwise_peers geometry_peers; do
+  over_budget "geometry_bench" || gbench geometry_bench "$BENCHBIN/geometry_bench" --benchmark_min_time=0.2
+  for peer in pointwise_peers geometry_peers; do  # torch eager, torch.compile, torchvision v2
     [ -f "$SUITE/$peer.py" ] || continue
-    timeout 180 "$PYTHON" "$SUITE/$peer.py" > "$RAW/text_$peer.txt" 2>&1
+    over_budget "$peer" && break
+    timeout 120 "$PYTHON" "$SUITE/$peer.py" > "$RAW/text_$peer.txt" 2>&1
     echo "$peer: rc $?"
   done
 fi
@@ -132,3 +133,4 @@ fi
 echo "== results ($SECONDS s so far)"
 pack
 echo "run_all: done in $SECONDS s"
+end_log

@@ -32,7 +32,7 @@ source "$SUITE/lib.sh"
 find_bundle "$BUNDLE_ARG" || exit 1
 mkdir -p "$RAW" "$OUTDIR"
 rm -f "$RAW"/sweep_*
-exec > >(tee "$OUTDIR/run_sweeps.log") 2>&1
+log_to "$OUTDIR/run_sweeps.log"
 want() { [[ ",$AXES," == *",$1,"* ]]; }
 
 BATCH=256; THREADS=8; PREFETCH=2; DEVICE=gpu; N_MAIN=2048; N_SIZE=768; IMAGES_PER_BLOCK=7680; REP=3; SMOKE_ARG=()
@@ -88,3 +88,4 @@ fi
 echo "== results ($SECONDS s so far)"
 pack
 echo "run_sweeps: done in $SECONDS s"
+end_log
