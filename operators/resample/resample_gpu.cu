@@ -1,4 +1,4 @@
-// The resampling kernel: one launch per batch, blockIdx.y = sample, blocks along x visit the
+// The resampling kernels (one for 3-channel samples, one for the rest; see kC): per batch, blockIdx.y = sample, blocks along x visit the
 // sample's 32 x 16 output tiles (grid-stride). Per tile:
 //
 //   taps of the tile's 32 columns and 16 rows          (shared; first 16 weights cached)
@@ -31,7 +31,15 @@ constexpr int kTileH = 16;
 constexpr int kRowThreads = 8;  // blockDim = (kTileW, kRowThreads)
 constexpr int kPixelsPerThread = kTileH / kRowThreads;
 constexpr int kCachedTaps = 16;
-constexpr int kTmpFloats = 8192;  // 32 KiB: the horizontal pass's rows of one chunk
+
+// kC = 3: the kernel for 3-channel samples (accumulators for 3 channels and a 16 KiB row buffer;
+// the 8-channel kernel's 80 registers and 36 KiB gave 3 blocks per SM on the H100). kC = 0: any
+// other count up to kMaxResampleChannels. Both are launched and each skips the other's samples:
+// the channel count is per-iteration data, which a captured launch must not bake in.
+template <int kC>
+constexpr int kChannels = kC == 0 ? kMaxResampleChannels : kC;
+template <int kC>
+constexpr int kTmpFloats = kC == 0 ? 8192 : 4096;  // the horizontal pass's rows of one chunk
 
 template <typename Out>
 __device__ __forceinline__ Out Convert(float v) {
@@ -42,23 +50,25 @@ __device__ __forceinline__ Out Convert(float v) {
   }
 }
 
-template <typename In, typename Out, Filter F>
+template <typename In, typename Out, Filter F, int kC>
 __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const ResampleDesc* descs) {
+  constexpr int kCh = kChannels<kC>;
   __shared__ Tap tap_x[kTileW];
   __shared__ Tap tap_y[kTileH];
   __shared__ float w_x[kCachedTaps][kTileW];
   __shared__ float w_y[kCachedTaps][kTileH];
-  __shared__ float tmp[kTmpFloats];
+  __shared__ float tmp[kTmpFloats<kC>];
 
   const ResampleDesc d = descs[blockIdx.y];
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
-  const int c = d.channels;
+  if (kC == 0 ? d.channels == 3 : d.channels != kC) return;  // the other kernel's sample
+  const int c = kC == 0 ? d.channels : kC;
   const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
                  static_cast<int64_t>(d.x0) * c;
   Out* out = static_cast<Out*>(d.out);
   const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
   const int tiles = tiles_x * ((d.out_h + kTileH - 1) / kTileH);
-  const int rows_per_chunk = kTmpFloats / (kTileW * c);
+  const int rows_per_chunk = kTmpFloats<kC> / (kTileW * c);
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
 
@@ -71,24 +81,31 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
 
     __syncthreads();  // the previous tile is done with the taps and tmp
     if (tid < tw) {
-      const Tap t = MakeTap(F, d.axis_x, ox0 + tid);
-      tap_x[tid] = t;
-      for (int k = 0; k < kCachedTaps && k < t.count; ++k) w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k);
+      tap_x[tid] = MakeTap(F, d.axis_x, ox0 + tid);
     } else if (tid >= kTileW && tid - kTileW < th) {
-      const int r = tid - kTileW;
-      const Tap t = MakeTap(F, d.axis_y, oy0 + r);
-      tap_y[r] = t;
-      for (int k = 0; k < kCachedTaps && k < t.count; ++k) w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k);
+      tap_y[tid - kTileW] = MakeTap(F, d.axis_y, oy0 + tid - kTileW);
+    }
+    __syncthreads();
+    // The cached weights, one (index, tap) per thread: every thread works, where one thread per
+    // index used to loop over its taps while the rest of the block waited.
+    for (int e = tid; e < kCachedTaps * (kTileW + kTileH); e += kTileW * kRowThreads) {
+      const int k = e / (kTileW + kTileH), i = e - k * (kTileW + kTileH);
+      if (i < kTileW) {
+        if (i < tw && k < tap_x[i].count) w_x[k][i] = Weight(F, d.axis_x, tap_x[i], tap_x[i].lo + k);
+      } else if (i - kTileW < th) {
+        const Tap& t = tap_y[i - kTileW];
+        if (k < t.count) w_y[k][i - kTileW] = Weight(F, d.axis_y, t, t.lo + k);
+      }
     }
     __syncthreads();
     const int row_lo = tap_y[0].lo;
     const int row_hi = tap_y[th - 1].lo + tap_y[th - 1].count;  // lo and lo + count grow with the row
 
-    float acc[kPixelsPerThread][kMaxResampleChannels];
+    float acc[kPixelsPerThread][kCh];
 #pragma unroll
     for (int p = 0; p < kPixelsPerThread; ++p) {
 #pragma unroll
-      for (int ch = 0; ch < kMaxResampleChannels; ++ch) acc[p][ch] = 0.f;
+      for (int ch = 0; ch < kCh; ++ch) acc[p][ch] = 0.f;
     }
 
     for (int chunk_lo = row_lo; chunk_lo < row_hi; chunk_lo += rows_per_chunk) {
@@ -98,20 +115,20 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
         const Tap t = tap_x[tx];
         for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {
           const In* row = in + static_cast<int64_t>(r) * d.in_row_stride;
-          float h[kMaxResampleChannels];
+          float h[kCh];
 #pragma unroll
-          for (int ch = 0; ch < kMaxResampleChannels; ++ch) h[ch] = 0.f;
+          for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
           for (int k = 0; k < t.count; ++k) {
             const float w = k < kCachedTaps ? w_x[k][tx] : Weight(F, d.axis_x, t, t.lo + k);
             const In* px = row + static_cast<int64_t>(t.lo + k) * c;
 #pragma unroll
-            for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+            for (int ch = 0; ch < kCh; ++ch) {
               if (ch < c) h[ch] = FAdd(h[ch], FMul(w, static_cast<float>(px[ch])));
             }
           }
           float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
 #pragma unroll
-          for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+          for (int ch = 0; ch < kCh; ++ch) {
             if (ch < c) dst[ch] = h[ch];
           }
         }
@@ -129,7 +146,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
             const float w = k < kCachedTaps ? w_y[k][r] : Weight(F, d.axis_y, t, j);
             const float* src = tmp + ((j - chunk_lo) * kTileW + tx) * c;
 #pragma unroll
-            for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+            for (int ch = 0; ch < kCh; ++ch) {
               if (ch < c) acc[p][ch] = FAdd(acc[p][ch], FMul(w, src[ch]));
             }
           }
@@ -144,7 +161,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
       if (r < th && tx < tw) {
         Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * c;
 #pragma unroll
-        for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+        for (int ch = 0; ch < kCh; ++ch) {
           if (ch < c) dst[ch] = Convert<Out>(acc[p][ch]);
         }
       }
@@ -152,22 +169,28 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
   }
 }
 
-template <typename In, typename Out>
-void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+template <typename In, typename Out, int kC>
+void LaunchFiltered(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
   const dim3 block(kTileW, kRowThreads);
   switch (filter) {
     case Filter::kNearest:
-      ResampleKernel<In, Out, Filter::kNearest><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kNearest, kC><<<grid, block, 0, stream>>>(descs);
       break;
     case Filter::kLinear:
-      ResampleKernel<In, Out, Filter::kLinear><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kLinear, kC><<<grid, block, 0, stream>>>(descs);
       break;
     case Filter::kCubic:
-      ResampleKernel<In, Out, Filter::kCubic><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kCubic, kC><<<grid, block, 0, stream>>>(descs);
       break;
   }
   CONVEYOR_CHECK_LAUNCH("ResampleKernel");
+}
+
+template <typename In, typename Out>
+void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+  LaunchFiltered<In, Out, 3>(descs, n, blocks, filter, stream);
+  LaunchFiltered<In, Out, 0>(descs, n, blocks, filter, stream);
 }
 
 }  // namespace

@@ -128,8 +128,8 @@ TEST(CropMirrorNormalize, Errors) {
               HasSubstr("input 0: sample 1 has shape (2, 2), expected 3 dims (HWC)"));
 }
 
-// Fresh random images of varying sizes (odd widths, several column tiles, widths not a multiple
-// of 8), random per-sample anchors and mirror flags: the GPU output equals the CPU reference bit
+// Fresh random images of varying sizes (odd widths, several column tiles, widths a multiple of 8
+// and not), random per-sample anchors and mirror flags: the GPU output equals the CPU reference bit
 // for bit for every dtype and layout.
 TEST(CropMirrorNormalizeGpu, MatchesCpuBitExactly) {
   CONVEYOR_REQUIRE_GPU();
@@ -151,7 +151,11 @@ TEST(CropMirrorNormalizeGpu, MatchesCpuBitExactly) {
                             {"crop_pos_y", PerSampleScalars(py)}};
     for (DType out_type : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kUInt8}) {
       for (const char* layout : {"CHW", "HWC"}) {
-        for (std::vector<int64_t> crop : {std::vector<int64_t>{37, 301}, std::vector<int64_t>{40, 37}, std::vector<int64_t>{}}) {
+        // Widths that are multiples of 8 (296: two column tiles, 224) take the vectorised uint8 RGB
+        // path; the others the per-element one.
+        for (std::vector<int64_t> crop : {std::vector<int64_t>{37, 301}, std::vector<int64_t>{40, 37},
+                                          std::vector<int64_t>{33, 296}, std::vector<int64_t>{24, 224},
+                                          std::vector<int64_t>{}}) {
           for (bool pad : {false, true}) {
             const OpSpec spec = Cmn()
                                     .SetArg("crop", crop)

@@ -2,7 +2,8 @@
 // expressions in the same order, without fused multiply-adds; see resample_math.h), on fresh
 // random images of varying per-sample sizes, for every filter, dtype pair and antialias setting,
 // and in the regimes that take other paths in the kernel: many tiles with ragged edges, large
-// downscales (several row chunks per tile, more taps than the cached 16), 1..8 channels.
+// downscales (several row chunks per tile, more taps than the cached 16), 1..8 channels, and
+// batches mixing 3-channel samples (one kernel) with others (the other).
 #include <gtest/gtest.h>
 
 #include "tests/operators/resize/image_test_util.h"
@@ -71,6 +72,18 @@ TEST(ResizeGpu, EqualsCpuForOneToEightChannels) {
     SCOPED_TRACE(c);
     const TensorListCPU in = RandomImages(VaryingShapes(4, 70, 70, c), DType::kUInt8);
     ExpectGpuEqualsCpu(Resize().SetArg("size", std::vector<double>{33, 47}).SetArg("interp_type", "cubic"), in);
+  }
+}
+
+// 3-channel samples and others in one batch: each of the two kernels takes its own samples.
+TEST(ResizeGpu, EqualsCpuForMixedChannelCountsInOneBatch) {
+  CONVEYOR_REQUIRE_GPU();
+  std::vector<Shape> shapes;
+  for (int c : {3, 1, 3, 4, 3, 2}) shapes.push_back(VaryingShapes(1, 90, 90, c)[0]);
+  for (const char* interp : {"linear", "cubic"}) {
+    SCOPED_TRACE(interp);
+    const TensorListCPU in = RandomImages(shapes, DType::kUInt8);
+    ExpectGpuEqualsCpu(Resize().SetArg("size", std::vector<double>{29, 41}).SetArg("interp_type", interp), in);
   }
 }
 
