@@ -213,6 +213,8 @@ def section2(roles, gb, texts, checks):
           "| decoder | images/s | reference | CPU cores busy | GPU mem peak MiB |", "| --- | --- | --- | --- | --- |"]
     for role, what in (("conveyor_decode_pipeline", "Conveyor pipeline: readers.file + decoders.image (gpu)"),
                        ("dali_decode", "DALI 2.4: readers.file + decoders.image (mixed)"),
+                       ("dali_decode_engines", "DALI 2.4, decode, hw_decoder_load=1 (engines where they can)"),
+                       ("dali_decode_cuda", "DALI 2.4, decode, hw_decoder_load=0 (CUDA backend)"),
                        ("torchvision_decode", "torchvision decode_jpeg(list, device=cuda), files in memory")):
         row = roles.get(role)
         r = rate(row)

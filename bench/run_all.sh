@@ -96,6 +96,8 @@ if want decode && ! over_budget "2. decode alone"; then
   echo "== 2a. decode alone"
   cli conveyor_cli_decode_only decode_only.yaml true conveyor_decode_pipeline
   dali dali_decode decode dali_decode
+  dali dali_decode_engines decode dali_decode_engines --hw-load 1.0   # beside GpuDecoder's engines_only
+  dali dali_decode_cuda decode dali_decode_cuda --hw-load 0.0         # beside its cuda_only
   measure torchvision_decode 120 "" "role=torchvision_decode" -- "$PYTHON" "$SUITE/decode_peers.py" "$DATA" \
     --batch "$BATCH" --seconds 5
   if [ "$SMOKE" = 0 ]; then
