@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by bench/run_all.sh and bench/run_sweeps.sh: where the binaries are, the environment of
 # each kind of contender, the data set, and `measure` (one contender, one JSON file).
 #

@@ -115,7 +115,7 @@ EOF
 
 echo "fetch_dali: $SPEC"
 download "$SPEC"
-for round in 1 2 3 4 5 6; do
+for _ in 1 2 3 4 5 6; do  # each round fetches the needs of the last one's wheels
   mapfile -t todo < <(missing_requirements)
   [ ${#todo[@]} -eq 0 ] && break
   echo "fetch_dali: dependencies the GPU machine lacks: ${todo[*]}"
