@@ -194,8 +194,8 @@ def main():
     if result is None:
         with open(log_path) as f:
             tail = f.read()[-1500:]
-        result = {"label": args.label, "error": "rc %s%s; end of its log:\n%s" % (
-            rc, "" if rc != 0 else ", no JSON result on stdout", tail)}
+        what = rc if isinstance(rc, str) else "rc %d%s" % (rc, "" if rc != 0 else ", no JSON result on stdout")
+        result = {"label": args.label, "error": "%s; end of its log:\n%s" % (what, tail)}
     result["label"] = args.label
     result["tags"] = dict(t.partition("=")[::2] for t in args.tag)
     result["command"] = " ".join(command)
