@@ -88,7 +88,7 @@ def test_measure_reads_the_cli_json_and_times_the_process(tmp_path):
     assert r["samples_per_s"]["median"] == 5.0
     assert r["tags"] == {"role": "r"}
     assert r["measure"]["process_wall_s"] >= 0.3
-    assert 0.5 <= r["cpu_cores_busy"] <= 1.2  # a busy loop on one core, measured from outside
+    assert 0.2 <= r["cpu_cores_busy"] <= 1.2  # a busy loop on one core (others may share it), from outside
     assert r["cpu_source"].startswith("whole process")
 
 
