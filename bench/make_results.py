@@ -367,7 +367,7 @@ def main():
         if key in machine:
             md.append("| %s | %s |" % (key.replace("_", " "), machine[key]))
     for k, v in vers.items():
-        md.append("| %s | %s |" % (k, v))
+        md.append("| %s | %s |" % ("python (each contender's)" if k == "python" else k, v))
     md += ["", "How: every contender runs in its own process, one after another, on the same files (page cache warm); "
            "an untimed first epoch plus warm-up iterations, then timed blocks whose last batch is waited for on the "
            "host; figures are medians of the blocks. Memory is measured from outside the process (bench/e2e/measure.py) "
