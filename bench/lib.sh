@@ -105,8 +105,8 @@ gbench() {
 
 # Over the time budget? Then the caller skips the rest and says so in the results.
 over_budget() {
-  if [ "$SECONDS" -gt "${BUDGET_S:-480}" ]; then
-    echo "$1: skipped, ${SECONDS} s spent of a ${BUDGET_S:-480} s budget" | tee -a "$RAW/skipped.txt"
+  if [ "$SECONDS" -gt "${BUDGET_S:-420}" ]; then
+    echo "$1: skipped, ${SECONDS} s spent of a ${BUDGET_S:-420} s budget" | tee -a "$RAW/skipped.txt"
     return 0
   fi
   return 1

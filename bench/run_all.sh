@@ -15,13 +15,13 @@
 # | --images N    | photo-like 500x375 q90 JPEGs to generate                      | 2048 (8 batches) |
 # | --threads N   | CPU threads of Conveyor and DALI (num_threads), matched       | 8                |
 # | --only LIST   | sections, comma-separated: e2e,decode,overhead,executor,kernels| all             |
-# | --budget S    | optional sections after S seconds are skipped (and listed)    | 480              |
+# | --budget S    | optional sections after S seconds are skipped (and listed)    | 420              |
 # | --cpu-smoke   | everything on the CPU at batch 8 with 64 images               |                  |
 # Section 1 (e2e) always runs first; every contender reads the same files, batch 256, and gives
 # 224x224 float16 CHW normalized with random flips and RandomResizedCrop-style windows.
 set -uo pipefail
 SUITE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-BUNDLE_ARG=""; N_IMAGES=2048; THREADS=8; ONLY="e2e,decode,overhead,executor,kernels"; BUDGET_S=480; SMOKE=0
+BUNDLE_ARG=""; N_IMAGES=2048; THREADS=8; ONLY="e2e,decode,overhead,executor,kernels"; BUDGET_S=420; SMOKE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) BUNDLE_ARG=$2; shift ;;
