@@ -113,7 +113,8 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
       // Horizontal pass: thread column tx, rows strided by kRowThreads.
       if (tx < tw) {
         const Tap t = tap_x[tx];
-        for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {
+#pragma unroll 2
+        for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {  // 2 rows' loads in flight
           const In* row = in + static_cast<int64_t>(r) * d.in_row_stride;
           float h[kCh];
 #pragma unroll
