@@ -12,4 +12,10 @@ void Operator::RunGpu(Workspace&) {
   throw InvalidArgument(spec_.Describe() + ": has no GPU implementation");
 }
 
+void Operator::RestoreCheckpoint(const std::string& state) {
+  if (state.empty()) return;
+  throw InvalidArgument(spec_.Describe() + ": the checkpoint holds state \"" + state +
+                        "\" for this node, but its operator keeps none (a checkpoint of another pipeline?)");
+}
+
 }  // namespace conveyor

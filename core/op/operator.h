@@ -39,6 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "core/op/spec.h"
 #include "core/op/workspace.h"
@@ -65,6 +66,15 @@ class Operator {
     (void)batch_size;
     return std::nullopt;
   }
+
+  // Checkpoints (docs/distributed.md): the state beyond (seed, iteration) that decides this node's
+  // future batches — a reader's epoch and position — as one line of text; "" (the default) for
+  // stateless operators. Called by the executor on its stage thread between iterations.
+  // RestoreCheckpoint (before the first iteration) takes a line CheckpointState wrote and throws
+  // InvalidArgument naming what differs when it belongs to another configuration (dataset size,
+  // shard); the default refuses any non-empty line.
+  virtual std::string CheckpointState() const { return ""; }
+  virtual void RestoreCheckpoint(const std::string& state);
 
   const OpSpec& spec() const { return spec_; }
 

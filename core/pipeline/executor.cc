@@ -105,6 +105,33 @@ int64_t Executor::FedAhead() const {
   return ahead;
 }
 
+void Executor::Resume(int64_t first_iteration, const std::vector<std::pair<std::string, std::string>>& states) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (state_->thread.joinable()) throw InvalidArgument("Executor::Resume: after Start");
+  for (const auto& [node, state] : states) {
+    Operator* op = state_->ops.at(static_cast<size_t>(state_->graph.node(node).index)).get();
+    if (op == nullptr) {
+      throw InvalidArgument("pipeline \"" + state_->graph.spec().name + "\": the checkpoint holds state for node \"" +
+                            node + "\", an external_source");
+    }
+    op->RestoreCheckpoint(state);
+  }
+  state_->first_iteration = state_->scheduled = state_->started = state_->completed = state_->consumed =
+      first_iteration;
+}
+
+Executor::Snapshot Executor::NextSnapshot() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  Snapshot snap;
+  snap.iteration = state_->consumed;
+  const auto it = state_->snapshots.find(state_->consumed);
+  // Not taken up yet: every earlier iteration was handed out, so none is running and the
+  // operators hold exactly its starting state.
+  const auto states = it != state_->snapshots.end() ? it->second : state_->SnapshotStates();
+  for (const auto& [node, state] : states) snap.states.emplace_back(state_->graph.node(node).name(), state);
+  return snap;
+}
+
 const Graph& Executor::graph() const { return state_->graph; }
 
 const Operator* Executor::FindOperator(const std::string& node) const {
@@ -115,7 +142,7 @@ ExecutorCounters Executor::counters() const {
   ExecutorCounters c;
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    c.iterations = state_->completed;
+    c.iterations = state_->completed - state_->first_iteration;
   }
   c.captures = state_->captures.load();
   c.replays = state_->replays.load();

@@ -52,6 +52,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -156,6 +157,19 @@ class Executor {
   // Fed batches not yet claimed by a scheduled iteration, for the node with the fewest (-1: the
   // graph has no external_source node).
   int64_t FedAhead() const;
+
+  // Checkpoints (docs/distributed.md). Resume, before Start: the first iteration gets index
+  // `first_iteration` (the counter the RNG draws are keyed by) and each (node, state) goes to that
+  // node's Operator::RestoreCheckpoint (InvalidArgument for an unknown node, an external_source,
+  // or a state the operator refuses). NextSnapshot: the iteration index and the stateful
+  // operators' states from which the first iteration not yet handed out by Pop is reproduced;
+  // kept per iteration when the stage thread takes it up, so it never waits for the stage.
+  struct Snapshot {
+    int64_t iteration = 0;
+    std::vector<std::pair<std::string, std::string>> states;  // (node, Operator::CheckpointState)
+  };
+  void Resume(int64_t first_iteration, const std::vector<std::pair<std::string, std::string>>& states);
+  Snapshot NextSnapshot() const;
 
   const Graph& graph() const;
   ExecutorCounters counters() const;

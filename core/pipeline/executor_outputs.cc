@@ -29,6 +29,7 @@ PipelineOutputs ExecutorState::Pop() {
   Await(lock, [&] { return stop || (slot.iteration == k && slot.done); });
   if (stop) throw Error("pipeline \"" + name + "\": Outputs(): the pipeline is shutting down");
   ++consumed;
+  snapshots.erase(snapshots.begin(), snapshots.lower_bound(consumed));
   if (slot.error) {
     std::exception_ptr error = slot.error;
     slot.busy = false;

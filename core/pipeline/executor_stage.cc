@@ -24,6 +24,7 @@ void ExecutorState::Main() {
       stage_mark = now;
       if (stop) return;
       k = started++;
+      snapshots[k] = SnapshotStates();  // before k's Setup: where a resume at k starts
       slot = &slots[k % depth];
       slot->busy = true;
       slot->done = false;
@@ -57,6 +58,16 @@ void ExecutorState::Main() {
     }
     Notify();
   }
+}
+
+std::vector<std::pair<int, std::string>> ExecutorState::SnapshotStates() const {
+  std::vector<std::pair<int, std::string>> states;
+  for (size_t n = 0; n < ops.size(); ++n) {
+    if (!ops[n]) continue;
+    std::string state = ops[n]->CheckpointState();
+    if (!state.empty()) states.emplace_back(static_cast<int>(n), std::move(state));
+  }
+  return states;
 }
 
 void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {

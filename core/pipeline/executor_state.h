@@ -205,6 +205,12 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   int64_t started = 0;    // iterations the stage thread took up
   int64_t completed = 0;  // iterations whose stage finished
   int64_t consumed = 0;   // iterations handed to the consumer
+  // Checkpoints: the index of the first iteration (a resumed run continues the RNG's counter), and
+  // for every iteration taken up but not yet handed out, the stateful operators' CheckpointState
+  // as it was before that iteration's Setup — (node, state), taken under `mu` by the stage thread.
+  int64_t first_iteration = 0;
+  std::map<int64_t, std::vector<std::pair<int, std::string>>> snapshots;
+  std::vector<std::pair<int, std::string>> SnapshotStates() const;  // executor_stage.cc
   bool stop = false;
   bool failed = false;
   int64_t failed_iteration = -1;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/pipeline/checkpoint.h"
 #include "core/pipeline/yaml_loader.h"
 
 namespace conveyor {
@@ -31,6 +32,12 @@ void Pipeline::Build() {
     std::visit([&, &node = node](auto& list) { executor->Feed(node, std::move(list)); }, batch);
   }
   pending_feeds_.clear();
+  if (!resume_.empty()) {
+    const conveyor::Checkpoint cp = conveyor::Checkpoint::Parse(resume_);
+    cp.CheckMatches(spec_);
+    executor->Resume(cp.iteration, cp.states);
+  }
+  fingerprint_ = conveyor::Checkpoint::Fingerprint(spec_).Serialize();
   int prime = std::max(1, spec_.prefetch_depth);
   const int64_t fed = executor->FedAhead();
   if (fed >= 0) prime = static_cast<int>(std::min<int64_t>(prime, fed));
@@ -80,6 +87,21 @@ int64_t Pipeline::EpochSize(const std::string& reader) const {
                           executor_->graph().node(reader).op() + "\") is not a reader: it has no epoch size");
   }
   return *size;
+}
+
+std::string Pipeline::Checkpoint() const {
+  CheckBuilt("Checkpoint()");
+  const Executor::Snapshot snap = executor_->NextSnapshot();
+  conveyor::Checkpoint cp = conveyor::Checkpoint::Parse(fingerprint_);
+  cp.iteration = snap.iteration;
+  cp.states = snap.states;
+  return cp.Serialize();
+}
+
+void Pipeline::ResumeFrom(std::string checkpoint) {
+  if (executor_) throw InvalidArgument("pipeline \"" + spec_.name + "\": ResumeFrom() after Build()");
+  conveyor::Checkpoint::Parse(checkpoint);  // a malformed text is refused here, not at Build
+  resume_ = std::move(checkpoint);
 }
 
 ExecutorCounters Pipeline::counters() const {

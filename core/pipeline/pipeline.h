@@ -62,6 +62,16 @@ class Pipeline {
   // unknown node (with a suggestion) and for a node that is not a reader.
   int64_t EpochSize(const std::string& reader) const;
 
+  // Checkpoint / resume (docs/distributed.md; format: checkpoint.h). Checkpoint() returns the
+  // state from which the first iteration not yet returned by Outputs() is reproduced bit for bit
+  // (prefetched iterations included: it is the snapshot taken when that iteration was scheduled,
+  // so it never waits for the stage). InvalidArgument before Build.
+  // ResumeFrom(text), before Build: Build checks the checkpoint against this pipeline and throws
+  // InvalidArgument saying what differs (seed, batch size, nodes; a reader's dataset size or
+  // shard), then starts at the checkpoint's iteration with the readers where they were.
+  std::string Checkpoint() const;
+  void ResumeFrom(std::string checkpoint);
+
  private:
   void CheckBuilt(const char* what) const;
 
@@ -69,6 +79,8 @@ class Pipeline {
   GraphOptions options_;
   std::vector<std::pair<std::string, std::variant<TensorListCPU, TensorListGPU>>> pending_feeds_;
   std::unique_ptr<Executor> executor_;
+  std::string resume_;       // ResumeFrom's text, applied by Build
+  std::string fingerprint_;  // Checkpoint::Fingerprint(spec_).Serialize(), from Build
 };
 
 }  // namespace conveyor

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -130,6 +131,33 @@ void ReaderOp::RestoreState(const ReaderState& state) {
   }
   restored_ = state;
   if (seeded_) core_->Restore(state);
+}
+
+std::string ReaderOp::CheckpointState() const {
+  return "dataset_size=" + std::to_string(dataset_.paths.size()) + " shard_id=" + std::to_string(options_.shard_id) +
+         " num_shards=" + std::to_string(options_.num_shards) + " " + ReaderCore::Save(State());
+}
+
+void ReaderOp::RestoreCheckpoint(const std::string& state) {
+  long long size = -1, shard = -1, shards = -1;
+  int used = 0;
+  if (std::sscanf(state.c_str(), "dataset_size=%lld shard_id=%lld num_shards=%lld %n", &size, &shard, &shards, &used) !=
+      3) {
+    throw InvalidArgument(spec().Describe() + ": checkpoint: expected \"dataset_size=N shard_id=S num_shards=M epoch=E "
+                          "position=P\" for a reader, got \"" + state + "\"");
+  }
+  const std::string where = spec().Describe() + ": the checkpoint is of another pipeline: ";
+  const int64_t have = static_cast<int64_t>(dataset_.paths.size());
+  if (size != have) {
+    throw InvalidArgument(where + "its dataset had " + std::to_string(size) + " samples, this one has " +
+                          std::to_string(have));
+  }
+  if (shard != options_.shard_id || shards != options_.num_shards) {
+    throw InvalidArgument(where + "it read shard_id " + std::to_string(shard) + " of num_shards " +
+                          std::to_string(shards) + ", this node reads shard_id " + std::to_string(options_.shard_id) +
+                          " of num_shards " + std::to_string(options_.num_shards));
+  }
+  RestoreState(ReaderCore::Parse(state.substr(static_cast<size_t>(used))));
 }
 
 void ReaderOp::RunCpu(Workspace& ws) {

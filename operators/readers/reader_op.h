@@ -50,8 +50,12 @@ class ReaderOp : public Operator {
 
   // The reader's position (epoch, samples of it handed out), for checkpoints: the state after the
   // last Setup. Restore before the next Setup continues from there (the seed must be the same).
-  ReaderState State() const { return core_->state(); }
+  ReaderState State() const { return seeded_ || !restored_ ? core_->state() : *restored_; }
   void RestoreState(const ReaderState& state);
+  // The checkpoint line: "dataset_size=N shard_id=s num_shards=S epoch=E position=P". Restoring
+  // one of another dataset size or shard throws InvalidArgument saying which differs.
+  std::string CheckpointState() const override;
+  void RestoreCheckpoint(const std::string& state) override;
 
  protected:
   struct OpenFile {
