@@ -72,12 +72,31 @@ class Parser {
   std::string base_dir_;
 };
 
+// For a value that does not parse after substitution: which variables made it, and their values
+// (" (from ${RANK}: RANK is \"abc\")"); "" for a value written without `${`.
+std::string EnvNote(const std::string& raw) {
+  std::string note;
+  for (size_t at = raw.find("${"); at != std::string::npos; at = raw.find("${", at + 2)) {
+    if (at > 0 && raw[at - 1] == '$') continue;  // "$${": a literal
+    const size_t close = raw.find('}', at);
+    if (close == std::string::npos) break;
+    const std::string body = raw.substr(at + 2, close - at - 2);
+    const size_t dflt = body.find(":-");
+    const std::string var = body.substr(0, dflt);
+    const char* value = std::getenv(var.c_str());
+    note += std::string(note.empty() ? "" : ", ") + var +
+            (value != nullptr && *value != '\0' ? " is \"" + std::string(value) + "\""
+                                                : " is unset, default \"" + body.substr(dflt + 2) + "\"");
+  }
+  return note.empty() ? "" : " (from \"" + raw + "\": " + note + ")";
+}
+
 int64_t Parser::Int(const YAML::Node& node, const std::string& what, int64_t min) const {
   const std::string s = Scalar(node, what);
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) Fail(node, what + ": expected an integer, got \"" + s + "\"");
-  if (v < min) Fail(node, what + ": expected a value >= " + std::to_string(min) + ", got " + s);
+  if (ec != std::errc() || end != s.data() + s.size()) Fail(node, what + ": expected an integer, got \"" + s + "\"" + EnvNote(node.Scalar()));
+  if (v < min) Fail(node, what + ": expected a value >= " + std::to_string(min) + ", got " + s + EnvNote(node.Scalar()));
   return v;
 }
 
@@ -99,7 +118,7 @@ bool ParseBoolText(const std::string& s, bool& out) {
 bool Parser::Bool(const YAML::Node& node, const std::string& what) const {
   const std::string s = Scalar(node, what);
   bool v = false;
-  if (!ParseBoolText(s, v)) Fail(node, what + ": expected true or false, got \"" + s + "\"");
+  if (!ParseBoolText(s, v)) Fail(node, what + ": expected true or false, got \"" + s + "\"" + EnvNote(node.Scalar()));
   return v;
 }
 
@@ -374,7 +393,8 @@ ArgValue Parser::ParseScalarArg(const YAML::Node& node, ArgType type, const ArgS
   const std::string text = Scalar(node, spec.Describe() + ": argument \"" + arg.name + "\"");
   const auto fail = [&](const std::string& expected) -> ArgValue {
     throw SpecError(spec, "args." + arg.name,
-                    "argument \"" + arg.name + "\": expected " + expected + ", got \"" + text + "\"");
+                    "argument \"" + arg.name + "\": expected " + expected + ", got \"" + text + "\"" +
+                        EnvNote(node.Scalar()));
   };
   switch (type) {
     case ArgType::kBool: {
@@ -397,13 +417,13 @@ ArgValue Parser::ParseScalarArg(const YAML::Node& node, ArgType type, const ArgS
       try {
         return ArgValue(ParseDType(text));
       } catch (const InvalidArgument& e) {
-        throw SpecError(spec, "args." + arg.name, "argument \"" + arg.name + "\": " + e.what());
+        throw SpecError(spec, "args." + arg.name, "argument \"" + arg.name + "\": " + e.what() + EnvNote(node.Scalar()));
       }
     default:
       try {
         return ArgValue(Layout(text));
       } catch (const InvalidArgument& e) {
-        throw SpecError(spec, "args." + arg.name, "argument \"" + arg.name + "\": " + e.what());
+        throw SpecError(spec, "args." + arg.name, "argument \"" + arg.name + "\": " + e.what() + EnvNote(node.Scalar()));
       }
   }
 }
