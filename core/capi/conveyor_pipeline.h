@@ -82,6 +82,22 @@ CONVEYOR_API conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pip
 CONVEYOR_API conveyor_status_t conveyor_pipeline_epoch_size(conveyor_pipeline_t pipeline, const char* reader,
                                                             int64_t* out);
 
+/* ---- checkpoint / resume (docs/distributed.md) ------------------------------------------------ */
+
+/* The state from which the first iteration not yet returned by conveyor_pipeline_outputs is
+ * reproduced bit for bit (prefetched iterations accounted for; never waits for the stage): a few
+ * hundred bytes of versioned text. Writes up to `capacity` bytes into `buffer` (NUL-terminated
+ * when there is room) and the full size into *size; call with buffer NULL and capacity 0 to learn
+ * the size (the state changes only when outputs are taken). CONVEYOR_ERROR_INVALID_ARGUMENT
+ * before build, or when capacity is non-zero but too small. */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_checkpoint(conveyor_pipeline_t pipeline, char* buffer,
+                                                            size_t capacity, size_t* size);
+/* Before build: start from a checkpoint (`size` bytes at `data`). A malformed one fails here; build
+ * fails with CONVEYOR_ERROR_INVALID_ARGUMENT and a message saying what differs when it is of
+ * another pipeline (seed, batch size, nodes, a reader's dataset size or shard). */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_resume_from(conveyor_pipeline_t pipeline, const char* data,
+                                                             size_t size);
+
 /* The external_source nodes, in file order (names valid while the pipeline lives). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline,
                                                                        int32_t* out);

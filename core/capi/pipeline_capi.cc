@@ -357,6 +357,32 @@ conveyor_status_t conveyor_pipeline_epoch_size(conveyor_pipeline_t pipeline, con
   });
 }
 
+conveyor_status_t conveyor_pipeline_checkpoint(conveyor_pipeline_t pipeline, char* buffer, size_t capacity,
+                                               size_t* size) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(size, "size");
+    const std::string state = pipeline->pipeline.Checkpoint();
+    *size = state.size();
+    if (capacity == 0) return;
+    Require(buffer, "buffer");
+    if (capacity < state.size()) {
+      throw InvalidArgument("buffer of " + std::to_string(capacity) + " bytes, the checkpoint needs " +
+                            std::to_string(state.size()) + " (call with capacity 0 for the size)");
+    }
+    std::memcpy(buffer, state.data(), state.size());
+    if (capacity > state.size()) buffer[state.size()] = '\0';
+  });
+}
+
+conveyor_status_t conveyor_pipeline_resume_from(conveyor_pipeline_t pipeline, const char* data, size_t size) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(data, "data");
+    pipeline->pipeline.ResumeFrom(std::string(data, size));
+  });
+}
+
 conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, conveyor_outputs_t* out) {
   return Guard(__func__, [&] {
     Require(pipeline, "pipeline");

@@ -41,9 +41,13 @@ class Pipeline:
     build() / run() / feed(name, data) / outputs() mirror the C API; iterating builds on first use
     and yields outputs() then schedules the next iteration with run(), forever. Pipelines with
     external_source nodes are driven by hand: feed every source, run(), outputs().
+
+    `checkpoint`: bytes from checkpoint() of an earlier run of the same pipeline (same graph, seed,
+    shard, dataset): this one continues with the first batch that run had not handed out
+    (docs/distributed.md). One of another pipeline is refused at build, saying what differs.
     """
 
-    def __init__(self, source, *, base_dir=None):
+    def __init__(self, source, *, base_dir=None, checkpoint=None):
         self._ptr = None
         handle = ctypes.c_void_p()
         if _looks_like_path(source):
@@ -61,6 +65,11 @@ class Pipeline:
             check(lib.conveyor_pipeline_external_source_name(self._ptr, i, ctypes.byref(name)))
             names.append(name.value.decode())
         self.external_sources = tuple(names)
+        if checkpoint is not None:
+            if isinstance(checkpoint, str):
+                checkpoint = checkpoint.encode("utf-8")
+            state = bytes(checkpoint)
+            check(lib.conveyor_pipeline_resume_from(self._ptr, state, len(state)))
 
     @classmethod
     def from_yaml(cls, text, base_dir=None):
@@ -107,6 +116,17 @@ class Pipeline:
         out = ctypes.c_int64()
         check(lib.conveyor_pipeline_epoch_size(self._handle(), reader.encode(), ctypes.byref(out)))
         return out.value
+
+    def checkpoint(self):
+        """The state (bytes, a few hundred) from which Pipeline(..., checkpoint=state) reproduces
+        the batches from the first one not yet returned by outputs() / iteration on, bit for bit.
+        Prefetched iterations are accounted for; taking it does not wait for the pipeline. Needs
+        build()."""
+        size = ctypes.c_size_t()
+        check(lib.conveyor_pipeline_checkpoint(self._handle(), None, 0, ctypes.byref(size)))
+        buf = ctypes.create_string_buffer(size.value + 1)
+        check(lib.conveyor_pipeline_checkpoint(self._handle(), buf, size.value + 1, ctypes.byref(size)))
+        return buf.raw[:size.value]
 
     def feed(self, name, data, stream=None):
         """Queues one iteration's batch for the external_source node `name`.
