@@ -18,6 +18,7 @@ struct PipelineCommand {
   std::vector<std::string> sets;
   std::vector<std::string> feeds;  // NODE=SHAPE per external_source node (feed.h)
   std::string extra_output;        // a node output added to the pipeline's outputs (preview --inputs)
+  std::string resume;              // a checkpoint file to start from (run --resume; docs/distributed.md)
 };
 
 enum class ProgressMode { kAuto, kNone };
@@ -28,6 +29,8 @@ struct RunOptions {
   std::string save_dir;    // "" writes nothing
   ProgressMode progress = ProgressMode::kAuto;
   double progress_interval_s = 2.0;  // plain lines when stdout is not a terminal
+  std::string checkpoint_file;       // "" writes none; else after the run (and every checkpoint_every)
+  int64_t checkpoint_every = 0;      // iterations between checkpoints (0: only at the end)
 };
 
 struct BenchOptions {

@@ -77,7 +77,8 @@ int Main(int argc, char** argv) {
 
   std::vector<std::string> files, plugins, sets;
   bool markdown = false, json = false, no_progress = false;
-  std::string op_name, save_dir, png_path, output_name, inputs_name;
+  std::string op_name, save_dir, png_path, output_name, inputs_name, checkpoint_file;
+  int64_t checkpoint_every = 0;
   int64_t iterations = 0, epochs = 0, warmup = 5;
   int repeats = 3, samples = 16, tile_size = 0;
   double progress_interval = 2.0;
@@ -109,6 +110,10 @@ int Main(int argc, char** argv) {
   run->add_option("--epochs", epochs, "Epochs of the first reader to run")->check(AtLeast(1))->excludes(it_opt);
   run->add_option("--save-outputs", save_dir, "Write every output batch as .npy files into this folder");
   run->add_flag("--no-progress", no_progress, "No progress display, only the summary");
+  run->add_option("--resume", pc.resume, "Start from this checkpoint file (written by --checkpoint)");
+  run->add_option("--checkpoint", checkpoint_file, "Write a checkpoint to this file at the end (and every --checkpoint-every)");
+  run->add_option("--checkpoint-every", checkpoint_every, "Iterations between checkpoints (with --checkpoint)")
+      ->check(AtLeast(1));
   run->add_option("--progress-interval", progress_interval, "Seconds between plain progress lines (not a terminal)")
       ->check(AtLeast(0, /*integer=*/false));
 
@@ -146,6 +151,8 @@ int Main(int argc, char** argv) {
       o.save_dir = save_dir;
       o.progress = no_progress ? ProgressMode::kNone : ProgressMode::kAuto;
       o.progress_interval_s = progress_interval;
+      o.checkpoint_file = checkpoint_file;
+      o.checkpoint_every = checkpoint_every;
       return RunCommand(pc, o, std::cout);
     }
     if (*bench) {

@@ -85,6 +85,10 @@ int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostre
     outputs.Release();
     ++m.iterations;
     if (progress) progress->Update(it + 1);
+    if (!options.checkpoint_file.empty() &&
+        (it + 1 == total || (options.checkpoint_every > 0 && (it + 1) % options.checkpoint_every == 0))) {
+      WriteCheckpointFile(options.checkpoint_file, session.pipeline().Checkpoint());
+    }
   }
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const GraphNode& node : session.pipeline().graph().nodes()) {
@@ -97,6 +101,9 @@ int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostre
   if (progress) progress->Finish();
   if (session.epoch_iterations() > 0) m.epochs_started = (total - 1) / session.epoch_iterations() + 1;
   out << FormatSummary(m, session.pipeline().counters());
+  if (!options.checkpoint_file.empty()) {
+    out << "checkpoint: " << options.checkpoint_file << " (resume with --resume " << options.checkpoint_file << ")\n";
+  }
   if (!options.save_dir.empty()) out << "saved " << total << " iterations of outputs as .npy in " << options.save_dir << "\n";
   return 0;
 }

@@ -1,6 +1,11 @@
 #include "cli/session.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "cli/overrides.h"
 #include "core/cuda/stream.h"
@@ -65,6 +70,27 @@ std::vector<std::pair<FeedSpec, OpSpec>> MatchFeeds(const PipelineSpec& spec, co
 
 }  // namespace
 
+std::string ReadCheckpointFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(path + ": cannot open the checkpoint file (--resume)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteCheckpointFile(const std::string& path, const std::string& checkpoint) {
+  // Written beside and renamed over: a run killed while writing leaves the previous checkpoint.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << checkpoint;
+    if (!out.flush()) throw ConfigError(tmp + ": cannot write the checkpoint file (--checkpoint)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    throw ConfigError(path + ": cannot replace the checkpoint file: " + std::strerror(errno));
+  }
+}
+
 Session Session::Open(const PipelineCommand& cmd) {
   PipelineSpec spec = LoadPipelineFile(cmd.path);
   if (!cmd.device.empty()) ApplyOverride(spec, "pipeline.device=" + cmd.device);
@@ -77,6 +103,7 @@ Session Session::Open(const PipelineCommand& cmd) {
   // Build() primes as many iterations as have been fed (up to prefetch_depth).
   s.scheduled_ = std::max(1, s.pipeline_->spec().prefetch_depth);
   for (int64_t k = 0; k < s.scheduled_ && !s.feeds_.empty(); ++k) s.FeedIteration(k);
+  if (!cmd.resume.empty()) s.pipeline_->ResumeFrom(ReadCheckpointFile(cmd.resume));
   s.pipeline_->Build();
   for (const GraphNode& node : s.pipeline_->graph().nodes()) {
     if (node.op().rfind("readers.", 0) == 0) {

@@ -53,6 +53,11 @@ class Session {
 // Output i of `out` in host memory: CPU outputs as they are, GPU outputs copied (and waited for).
 TensorListCPU OutputToHost(const PipelineOutputs& out, int i);
 
+// Checkpoint files (run --resume / --checkpoint): read whole; written to FILE.tmp and renamed over
+// FILE. ConfigError naming the file when it cannot be read or written.
+std::string ReadCheckpointFile(const std::string& path);
+void WriteCheckpointFile(const std::string& path, const std::string& checkpoint);
+
 // Bytes of all outputs of one iteration.
 int64_t OutputBytes(const PipelineOutputs& out);
 
