@@ -43,7 +43,7 @@ std::string BatchFile(const std::string& dir, const std::string& output, int ite
   return all;
 }
 
-int Run(const cli::PipelineCommand& cmd, int iterations, const std::string& save, const std::string& checkpoint = "",
+int RunCli(const cli::PipelineCommand& cmd, int iterations, const std::string& save, const std::string& checkpoint = "",
         int every = 0) {
   cli::RunOptions o;
   o.iterations = iterations;
@@ -64,13 +64,13 @@ TEST(CliResume, CheckpointThenResumeSavesTheSameBatches) {
   std::ofstream(yaml) << TrainYaml(o);
   cli::PipelineCommand cmd;
   cmd.path = yaml;
-  ASSERT_EQ(Run(cmd, 6, (dir / "whole").string()), 0);
+  ASSERT_EQ(RunCli(cmd, 6, (dir / "whole").string()), 0);
   const std::string ckpt = (dir / "state.ckpt").string();
-  ASSERT_EQ(Run(cmd, 2, (dir / "first").string(), ckpt), 0);
+  ASSERT_EQ(RunCli(cmd, 2, (dir / "first").string(), ckpt), 0);
   EXPECT_THAT(ReadAll(ckpt), HasSubstr("\niteration 2\n"));
   cli::PipelineCommand resumed = cmd;
   resumed.resume = ckpt;
-  ASSERT_EQ(Run(resumed, 4, (dir / "rest").string(), ckpt, 3), 0);
+  ASSERT_EQ(RunCli(resumed, 4, (dir / "rest").string(), ckpt, 3), 0);
   EXPECT_THAT(ReadAll(ckpt), HasSubstr("\niteration 6\n")) << "the end's checkpoint replaces every-3's";
   EXPECT_FALSE(fs::exists(ckpt + ".tmp"));
   for (const char* output : {"images", "labels", "u"}) {
@@ -83,16 +83,16 @@ TEST(CliResume, CheckpointThenResumeSavesTheSameBatches) {
     }
   }
   // --checkpoint-every without reaching the end: the latest multiple.
-  ASSERT_EQ(Run(cmd, 5, "", ckpt, 2), 0);
+  ASSERT_EQ(RunCli(cmd, 5, "", ckpt, 2), 0);
   EXPECT_THAT(ReadAll(ckpt), HasSubstr("\niteration 5\n"));
 
   resumed.resume = (dir / "missing.ckpt").string();
-  EXPECT_THAT([&] { Run(resumed, 1, ""); },
+  EXPECT_THAT([&] { RunCli(resumed, 1, ""); },
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("missing.ckpt: cannot open the checkpoint file (--resume)")));
   o.seed = 8;
   std::ofstream(yaml) << TrainYaml(o);
   resumed.resume = ckpt;
-  EXPECT_THAT([&] { Run(resumed, 1, ""); },
+  EXPECT_THAT([&] { RunCli(resumed, 1, ""); },
               ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("seed 7 in the checkpoint, 8 here")));
 }
 
