@@ -40,6 +40,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/op/spec.h"
 #include "core/op/workspace.h"
@@ -75,6 +76,26 @@ class Operator {
   // shard); the default refuses any non-empty line.
   virtual std::string CheckpointState() const { return ""; }
   virtual void RestoreCheckpoint(const std::string& state);
+
+  // Wiring, once, after every operator of the pipeline exists: input `input` of this node reads
+  // output `output` of `producer`. Lets a consumer attach itself to its producer (a decoder with
+  // `on_error: skip` hands its reader a sample check). Throws InvalidArgument when the producer
+  // cannot serve it. Default: nothing.
+  virtual void ConnectInput(int input, Operator& producer, int output) {
+    (void)input;
+    (void)producer;
+    (void)output;
+  }
+
+  // Samples this node dropped instead of failing (readers serving a decoder with on_error: skip),
+  // one entry per distinct source, for the pipeline's counters. Called from any thread while
+  // iterations run (implementations lock).
+  struct Skipped {
+    std::string source;  // the file
+    std::string reason;  // why, the first time
+    int64_t times = 0;   // how often (once per epoch that met it)
+  };
+  virtual std::vector<Skipped> SkippedSamples() const { return {}; }
 
   const OpSpec& spec() const { return spec_; }
 

@@ -153,6 +153,14 @@ ExecutorCounters Executor::counters() const {
   c.stage_issue_ns = state_->stage_issue_ns.load();
   c.copies_on_copy_stream = state_->copies_on_copy_stream.load();
   c.copies_in_graph = state_->copies_in_graph.load();
+  for (size_t n = 0; n < state_->ops.size(); ++n) {
+    if (!state_->ops[n]) continue;
+    for (Operator::Skipped& s : state_->ops[n]->SkippedSamples()) {
+      c.skipped_samples += s.times;
+      c.skipped_files.push_back({state_->graph.node(static_cast<int>(n)).name(), std::move(s.source),
+                                 std::move(s.reason), s.times});
+    }
+  }
   return c;
 }
 

@@ -88,6 +88,17 @@ struct ExecutorCounters {
   // memcpy node inside the captured graph of the segment that reads the edge.
   int64_t copies_on_copy_stream = 0;
   int64_t copies_in_graph = 0;
+  // Samples dropped instead of failing (decoders with on_error: skip; their readers read other
+  // files in their place): the total, and each distinct file with its reason, per node. Counted
+  // when the CPU stage reads them, which runs up to prefetch_depth iterations ahead of Outputs().
+  int64_t skipped_samples = 0;
+  struct SkippedFile {
+    std::string node;
+    std::string file;
+    std::string reason;
+    int64_t times = 0;
+  };
+  std::vector<SkippedFile> skipped_files;
 };
 
 // The outputs of one iteration. They stay valid until the object is released (destroyed, moved

@@ -44,6 +44,7 @@ void ExecutorState::RunCpuNode(int n, int64_t k, Slot& slot) {
       out.set_layout(descs[o].layout);
       ws.AddOutput(out);
     }
+    CarrySources(ws);
     ops[n]->RunCpu(ws);
   } catch (...) {
     RethrowNodeError(node, NodePrefix(node, k));

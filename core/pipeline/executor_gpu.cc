@@ -47,6 +47,7 @@ void ExecutorState::BindGpuNode(int n, int64_t k, Slot& slot, CaptureSignature* 
       if (signature != nullptr) signature->Add(out);
     }
   }
+  CarrySources(ws);
 }
 
 void ExecutorState::RunExternalGpu(int n, Slot& slot) {
@@ -82,6 +83,7 @@ void ExecutorState::StageCopies(Slot& slot) {
     const TensorListCPU& src = slot.cpu_out[p][o];
     const bool grew = Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
     slot.staged[j].set_layout(src.layout());
+    slot.staged[j].set_sources(src.sources());
     // Small edges read only by one captured segment are copied by that segment's graph, on
     // the compute stream (RunCaptured): no copy-stream call, no event hop.
     const bool in_graph =

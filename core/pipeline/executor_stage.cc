@@ -103,6 +103,22 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
   }
 }
 
+void CarrySources(Workspace& ws) {
+  if (ws.num_inputs() == 0) return;
+  const bool gpu = ws.InputIsGpu(0);
+  const std::vector<SampleSource>& sources = gpu ? ws.InputGpu(0).sources() : ws.InputCpu(0).sources();
+  const size_t n = static_cast<size_t>(gpu ? ws.InputGpu(0).num_samples() : ws.InputCpu(0).num_samples());
+  for (int o = 0; o < ws.num_outputs(); ++o) {
+    if (ws.OutputIsGpu(o)) {
+      TensorListGPU& out = ws.OutputGpu(o);
+      out.set_sources(static_cast<size_t>(out.num_samples()) == n ? sources : std::vector<SampleSource>{});
+    } else {
+      TensorListCPU& out = ws.OutputCpu(o);
+      out.set_sources(static_cast<size_t>(out.num_samples()) == n ? sources : std::vector<SampleSource>{});
+    }
+  }
+}
+
 void ExecutorState::BindCommon(Workspace& ws, const GraphNode& node, int64_t k, Slot& slot) {
   ws.ClearInputs();
   ws.ClearOutputs();

@@ -177,6 +177,20 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
                          node.op() + "\"): ");
     }
   }
+  // Consumers attach themselves to their producers (a decoder's on_error: skip check to its reader).
+  for (const GraphNode& node : nodes) {
+    if (!ops[node.index]) continue;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const GraphEdge& edge = node.inputs[i];
+      if (!ops[edge.producer]) continue;
+      try {
+        ops[node.index]->ConnectInput(static_cast<int>(i), *ops[edge.producer], edge.output);
+      } catch (...) {
+        RethrowWithContext("pipeline \"" + spec.name + "\": connecting node \"" + node.name() + "\" (op \"" +
+                           node.op() + "\") to its input \"" + edge.name + "\": ");
+      }
+    }
+  }
   slots.resize(static_cast<size_t>(depth));
   for (int s = 0; s < depth; ++s) {
     Slot& slot = slots[s];

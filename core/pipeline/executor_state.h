@@ -56,6 +56,10 @@ using Fed = std::variant<TensorListCPU, TensorListGPU>;
 // in quotes (`argument "std": ...`) leads with that argument's file:line:col.
 [[noreturn]] void RethrowNodeError(const GraphNode& node, const std::string& prefix);
 std::string MessageOf(const std::exception_ptr& error);
+// Gives each bound output of a node with inputs input 0's per-sample sources when it has as many
+// samples (one-to-one operators carry file names on), else none. Before the op runs: it may set
+// its own.
+void CarrySources(Workspace& ws);
 
 // A contiguous TensorList's bytes start at its buffer's base (sample 0 has offset 0).
 inline const void* HostBase(const TensorListCPU& list) { return list.buffer().host_ptr(); }

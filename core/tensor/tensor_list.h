@@ -7,12 +7,22 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/tensor/tensor.h"
 
 namespace conveyor {
+
+// Where a sample came from (DALI's per-sample source_info): readers set it, operators that pass
+// samples through one-to-one carry it (the executor copies it from input 0), and error messages
+// name it. `index` is the reader's dataset index (-1: none).
+struct SampleSource {
+  std::string file;
+  int64_t index = -1;
+  friend bool operator==(const SampleSource&, const SampleSource&) = default;
+};
 
 template <typename Backend>
 class TensorList : public ReadyEvent {
@@ -58,6 +68,17 @@ class TensorList : public ReadyEvent {
     return true;
   }
 
+  // Per-sample sources: empty (unknown) or one per sample. Metadata only: Resize and SetBuffer
+  // keep it; whoever fills the list sets it (readers) or the executor carries it.
+  const std::vector<SampleSource>& sources() const { return sources_; }
+  void set_sources(std::vector<SampleSource> sources) { sources_ = std::move(sources); }
+  // Null when sample i's source is unknown.
+  const SampleSource* source(int i) const {
+    return i >= 0 && static_cast<size_t>(i) < sources_.size() && !sources_[static_cast<size_t>(i)].file.empty()
+               ? &sources_[static_cast<size_t>(i)]
+               : nullptr;
+  }
+
   // Sample i as a tensor view sharing the buffer and the ready event.
   Tensor<Backend> operator[](int i) const {
     Tensor<Backend> t = Tensor<Backend>::FromBuffer(buffer_, offset(i), shape(i), dtype_, {}, layout_);
@@ -99,6 +120,7 @@ class TensorList : public ReadyEvent {
   size_t total_bytes_ = 0;
   DType dtype_ = DType::kUInt8;
   Layout layout_;
+  std::vector<SampleSource> sources_;
 };
 
 using TensorListCPU = TensorList<CPUBackend>;

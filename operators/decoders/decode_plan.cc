@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "core/error.h"
+#include "operators/decoders/image_check.h"
 
 namespace conveyor::ops {
 
@@ -16,8 +17,18 @@ OutputDesc DecodePlan::Desc() const {
   return desc;
 }
 
-std::string SampleWhere(const std::string& where, int sample, int num_samples) {
-  return where + ": sample " + std::to_string(sample) + " of " + std::to_string(num_samples);
+std::string SourceText(const TensorListCPU& input, int sample) {
+  const SampleSource* source = input.source(sample);
+  if (source == nullptr) return "";
+  std::string text = "file \"" + source->file + "\"";
+  if (source->index >= 0) text += ", reader index " + std::to_string(source->index);
+  return text;
+}
+
+std::string SampleWhere(const std::string& where, const TensorListCPU& input, int sample) {
+  const std::string source = SourceText(input, sample);
+  return where + ": sample " + std::to_string(sample) + " of " + std::to_string(input.num_samples()) +
+         (source.empty() ? "" : " (" + source + ")");
 }
 
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
@@ -31,7 +42,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
   }
   for (int i = 0; i < n; ++i) {
     if (input.shape(i).ndim() != 1) {
-      throw InvalidArgument(SampleWhere(plan.where, i, n) + ": expected a 1-D sample of encoded bytes, got shape " +
+      throw InvalidArgument(SampleWhere(plan.where, input, i) + ": expected a 1-D sample of encoded bytes, got shape " +
                             input.shape(i).ToString());
     }
   }
@@ -45,8 +56,13 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
     for (int64_t k = begin; k < end; ++k) {
       const int i = static_cast<int>(k);
       try {
-        const ImageInfo info =
-            ParseImageInfo(static_cast<const uint8_t*>(input.raw_sample(i)), static_cast<size_t>(input.shape(i)[0]));
+        const uint8_t* data = static_cast<const uint8_t*>(input.raw_sample(i));
+        const size_t size = static_cast<size_t>(input.shape(i)[0]);
+        const ImageInfo info = ParseImageInfo(data, size);
+        // Truncation and damaged structure are found here, on the host, for both backends: the
+        // GPU's hardware engines may decode a truncated file without a word.
+        const std::string damaged = CheckImageStructure(data, size, info);
+        if (!damaged.empty()) throw InvalidArgument(damaged + " [" + info.Describe() + "]");
         plan.infos[static_cast<size_t>(i)] = info;
         CropWindow window = FullWindow(info);
         if (crop) {
@@ -63,7 +79,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
       }
     }
   });
-  if (failed < n) throw InvalidArgument(SampleWhere(plan.where, failed, n) + ": " + message);
+  if (failed < n) throw InvalidArgument(SampleWhere(plan.where, input, failed) + ": " + message);
   return plan;
 }
 
@@ -73,7 +89,7 @@ void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& p
     DecodeImageCpu(static_cast<const uint8_t*>(input.raw_sample(sample)), static_cast<size_t>(input.shape(sample)[0]),
                    plan.infos[i], plan.color, plan.windows[i], out);
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument(SampleWhere(plan.where, sample, input.num_samples()) + ": " + e.what() + " [" +
+    throw InvalidArgument(SampleWhere(plan.where, input, sample) + ": " + e.what() + " [" +
                           plan.infos[i].Describe() + "]");
   }
 }

@@ -31,11 +31,16 @@ struct DecodePlan {
   OutputDesc Desc() const;
 };
 
-// "op \"decoders.image\" (dec): sample 3 of 256": how messages about one sample start.
-std::string SampleWhere(const std::string& where, int sample, int num_samples);
+// "op \"decoders.image\" (dec): sample 3 of 256 (file \"/data/x.jpg\", reader index 1234)": how
+// messages about one sample start; the part in parentheses when the input carries the sample's
+// source (TensorList::sources, set by readers).
+std::string SampleWhere(const std::string& where, const TensorListCPU& input, int sample);
+// "file \"/data/x.jpg\", reader index 1234", or "" when the source is unknown.
+std::string SourceText(const TensorListCPU& input, int sample);
 
-// Checks the input (uint8, 1-D samples), parses every header (in parallel on ws's pool) and,
-// with `crop`, draws each sample's window from ws.Rng(sample). Throws InvalidArgument starting
+// Checks the input (uint8, 1-D samples), parses every header and checks each file's structure
+// (image_check.h: truncation, damaged markers or chunks) in parallel on ws's pool, and, with
+// `crop`, draws each sample's window from ws.Rng(sample). Throws InvalidArgument starting
 // with SampleWhere for the first bad sample.
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
                      const std::optional<RandomCropParams>& crop);

@@ -8,7 +8,8 @@
 //
 // Setup parses every header (no decoding) and draws the crop windows (DecodePlan); RunCpu decodes
 // each sample on the CPU stage's pool straight into its output. Bad data → InvalidArgument naming
-// the node, the sample ("sample 3 of 256") and the reason; see decode_cpu.h for conversions.
+// the node, the sample and its file ("sample 3 of 256 (file \"/d/x.jpg\", reader index 12)") and
+// the reason; see decode_cpu.h for conversions, image_check.h for what on_error: skip catches.
 //
 // GPU backend: RunGpu drives GpuDecoder (operators/decoders/gpu_decoder.h) from `plan_`, the same
 // DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG refuses.
@@ -19,6 +20,8 @@
 #include "operators/common/crop_window.h"
 #include "operators/decoders/decode_plan.h"
 #include "operators/decoders/gpu_decoder.h"
+#include "operators/decoders/image_check.h"
+#include "operators/readers/reader_op.h"
 
 namespace conveyor::ops {
 namespace {
@@ -34,6 +37,13 @@ OpSchema WithDecoderArgs(OpSchema schema) {
                    "GPU only: share of the JPEGs the hardware engines accept that goes to them (DALI's name); "
                    "-1 balances engines and CUDA backend from measured throughput.")
       .Range(-1, 1)
+      .Arg<std::string>("on_error", "error",
+                        "A corrupt, truncated or unreadable file: `error` stops the pipeline with the file's name; "
+                        "`skip` drops it and the reader (the input must come straight from readers.file) reads the "
+                        "next file in its place, so batches stay full and labels aligned; skipped files are listed "
+                        "in the pipeline's counters. Damage only a full decode finds still stops the pipeline "
+                        "(docs/decoding.md).")
+      .Choices({"error", "skip"})
       .Backends({Device::kCpu, Device::kGpu});
 }
 
@@ -62,6 +72,20 @@ class ImageDecoderOp : public Operator {
                                    spec.Arg<std::vector<double>>("random_aspect_ratio"),
                                    static_cast<int>(spec.Arg<int64_t>("num_attempts")), spec.Describe());
     }
+  }
+
+  // on_error: skip — the reader that feeds us checks every file (image_check.h) before it enters
+  // a batch and reads another in place of each one that fails; nothing else can keep the batch
+  // full with its labels aligned, so any other producer is refused.
+  void ConnectInput(int input, Operator& producer, int output) override {
+    if (input != 0 || spec().Arg<std::string>("on_error") != "skip") return;
+    auto* reader = dynamic_cast<ReaderOp*>(&producer);
+    if (reader == nullptr) {
+      throw InvalidArgument(spec().Describe() + ": argument \"on_error\": skip needs input \"" + spec().inputs()[0] +
+                            "\" straight from a reader (readers.file), which reads other files in place of skipped "
+                            "ones; it comes from " + producer.spec().Describe());
+    }
+    reader->SkipSamplesFailing(output, CheckEncodedImage, spec().Describe());
   }
 
   OutputDescs Setup(const Workspace& ws) override {
@@ -108,7 +132,11 @@ class ImageDecoderOp : public Operator {
     }
     gpu_->Decode(
         samples_, ws, [&](int i, uint8_t* dst) { DecodeSampleCpu(in, i, plan_, dst); },
-        [n](int i) { return "of " + std::to_string(n); }, plan_.where);
+        [n, &in](int i) {
+          const std::string source = SourceText(in, i);
+          return "of " + std::to_string(n) + (source.empty() ? "" : ", " + source);
+        },
+        plan_.where);
   }
 
   // Images per path and fallbacks, for tests and benchmarks (zeros before the first GPU run).

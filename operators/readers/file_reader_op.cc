@@ -36,6 +36,8 @@ class FileReaderOp final : public ReaderOp {
     return {data, labels};
   }
 
+  bool OutputIsFileBytes(int output) const override { return output == 0; }
+
   void ReadSample(Workspace& ws, int i, const OpenFile& file) override {
     TensorListCPU& data = ws.OutputCpu(0);
     ReadExactly(file, data.raw_sample(i), file.size, 0);

@@ -112,10 +112,10 @@ const std::vector<int64_t>& ReaderCore::Order(int64_t epoch) {
   return order_;
 }
 
-std::vector<int64_t> ReaderCore::NextBatch(int64_t batch_size) {
+std::vector<int64_t> ReaderCore::NextSamples(int64_t count, int64_t batch_size) {
   std::vector<int64_t> batch;
-  batch.reserve(static_cast<size_t>(std::max<int64_t>(batch_size, 0)));
-  while (static_cast<int64_t>(batch.size()) < batch_size) {
+  batch.reserve(static_cast<size_t>(std::max<int64_t>(count, 0)));
+  while (static_cast<int64_t>(batch.size()) < count) {
     const std::vector<int64_t>& order = Order(state_.epoch);
     const int64_t n = static_cast<int64_t>(order.size());
     const int64_t epoch_len = options_.pad_last_batch ? EpochSize(batch_size) : n;

@@ -51,7 +51,10 @@ class ReaderCore {
   ReaderCore(int64_t dataset_size, const ReaderOptions& options, const std::string& where);
 
   // The dataset indices of the next `batch_size` samples; advances the state.
-  std::vector<int64_t> NextBatch(int64_t batch_size);
+  std::vector<int64_t> NextBatch(int64_t batch_size) { return NextSamples(batch_size, batch_size); }
+  // `count` more samples of the stream whose batches are `batch_size` (padding follows
+  // batch_size): how a reader draws replacements for samples it skipped.
+  std::vector<int64_t> NextSamples(int64_t count, int64_t batch_size);
 
   int64_t dataset_size() const { return size_; }
   // Samples per epoch of this shard: ceil(N/S) rounded up to whole batches with pad_last_batch;

@@ -92,16 +92,27 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
   }
   const std::vector<int64_t> batch = core_->NextBatch(ws.batch_size());
   files_.assign(batch.size(), OpenFile{});
-  batch_paths_.resize(batch.size());
-  for (size_t i = 0; i < batch.size(); ++i) {
-    files_[i].index = batch[i];
-    batch_paths_[i] = dataset_.paths[static_cast<size_t>(batch[i])];
+  for (size_t i = 0; i < batch.size(); ++i) files_[i].index = batch[i];
+  if (checks_.empty()) {
+    OpenAll(ws);
+  } else {
+    ReadAndCheck(ws);
+  }
+  batch_paths_.resize(files_.size());
+  batch_sources_.resize(files_.size());
+  for (size_t i = 0; i < files_.size(); ++i) {
+    batch_paths_[i] = dataset_.paths[static_cast<size_t>(files_[i].index)];
+    batch_sources_[i] = SampleSource{batch_paths_[i], files_[i].index};
   }
   {
     std::lock_guard<std::mutex> lock(sources_mutex_);
     if (sources_.empty()) sources_.resize(static_cast<size_t>(kSourceHistory), {-1, {}});
     sources_[static_cast<size_t>(ws.iteration() % kSourceHistory)] = {ws.iteration(), batch_paths_};
   }
+  return SetupSamples(ws, files_);
+}
+
+void ReaderOp::OpenAll(const Workspace& ws) {
   ws.ParallelFor(static_cast<int64_t>(files_.size()), 8, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       OpenFile& f = files_[static_cast<size_t>(i)];
@@ -114,7 +125,98 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
       f.size = static_cast<int64_t>(st.st_size);
     }
   });
-  return SetupSamples(ws, files_);
+}
+
+void ReaderOp::SkipSamplesFailing(int output, SampleCheck check, const std::string& by) {
+  if (!OutputIsFileBytes(output)) {
+    throw InvalidArgument(spec().Describe() + ": " + by + " asks to skip samples its check rejects, but output " +
+                          std::to_string(output) + " of this reader is not each file's bytes");
+  }
+  checks_.push_back(std::move(check));
+  checked_by_ = checked_by_.empty() ? by : checked_by_ + ", " + by;
+}
+
+std::vector<Operator::Skipped> ReaderOp::SkippedSamples() const {
+  std::lock_guard<std::mutex> lock(skipped_mutex_);
+  return skipped_;
+}
+
+std::string ReaderOp::LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const {
+  const std::string& path = dataset_.paths[static_cast<size_t>(f.index)];
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct stat st {};
+  std::string reason;
+  if (::fstat(fd, &st) != 0) {
+    reason = std::string("cannot stat: ") + std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    reason = "not a regular file";
+  } else {
+    f.size = static_cast<int64_t>(st.st_size);
+    bytes.resize(static_cast<size_t>(f.size));
+    int64_t done = 0;
+    while (done < f.size) {
+      const ssize_t n = ::pread(fd, bytes.data() + done, static_cast<size_t>(f.size - done), done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        reason = n < 0 ? std::string("read failed: ") + std::strerror(errno)
+                       : "expected " + std::to_string(f.size) + " bytes, the file ends after " + std::to_string(done);
+        break;
+      }
+      done += n;
+    }
+  }
+  ::close(fd);
+  if (!reason.empty()) return reason;
+  for (const SampleCheck& check : checks_) {
+    reason = check(bytes.data(), bytes.size());
+    if (!reason.empty()) return reason;
+  }
+  return "";
+}
+
+void ReaderOp::ReadAndCheck(const Workspace& ws) {
+  contents_.resize(files_.size());
+  std::vector<size_t> pending(files_.size());
+  for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
+  int64_t skipped_here = 0;
+  int64_t last_index = 0;
+  std::string last_reason;
+  while (!pending.empty()) {
+    std::vector<std::string> reasons(pending.size());
+    ws.ParallelFor(static_cast<int64_t>(pending.size()), 4, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const size_t i = pending[static_cast<size_t>(k)];
+        reasons[static_cast<size_t>(k)] = LoadAndCheck(files_[i], contents_[i]);
+      }
+    });
+    std::vector<size_t> again;
+    for (size_t k = 0; k < pending.size(); ++k) {
+      if (reasons[k].empty()) continue;
+      const int64_t index = files_[pending[k]].index;
+      again.push_back(pending[k]);
+      last_index = index;
+      last_reason = reasons[k];
+      std::lock_guard<std::mutex> lock(skipped_mutex_);
+      const auto [it, fresh] = skipped_at_.emplace(index, skipped_.size());
+      if (fresh) skipped_.push_back(Skipped{dataset_.paths[static_cast<size_t>(index)], reasons[k], 0});
+      ++skipped_[it->second].times;
+    }
+    if (again.empty()) break;
+    skipped_here += static_cast<int64_t>(again.size());
+    // A batch that skips more files than the dataset holds would never fill: every file fails.
+    if (skipped_here > static_cast<int64_t>(dataset_.paths.size())) {
+      throw InvalidArgument(spec().Describe() + ": skipped " + std::to_string(skipped_here) +
+                            " files while filling one batch, more than the dataset's " +
+                            std::to_string(dataset_.paths.size()) + ": no file passes the check of " + checked_by_ +
+                            " (the last: file \"" + dataset_.paths[static_cast<size_t>(last_index)] + "\": " +
+                            last_reason + ")");
+    }
+    const std::vector<int64_t> more = core_->NextSamples(static_cast<int64_t>(again.size()), ws.batch_size());
+    for (size_t j = 0; j < again.size(); ++j) files_[again[j]] = OpenFile{-1, 0, more[j], nullptr};
+    pending = std::move(again);
+  }
+  for (size_t i = 0; i < files_.size(); ++i) files_[i].content = contents_[i].data();
 }
 
 std::vector<std::string> ReaderOp::SourcesOf(int64_t iteration) const {
@@ -161,6 +263,7 @@ void ReaderOp::RestoreCheckpoint(const std::string& state) {
 }
 
 void ReaderOp::RunCpu(Workspace& ws) {
+  for (int o = 0; o < ws.num_outputs(); ++o) ws.OutputCpu(o).set_sources(batch_sources_);
   ws.ParallelFor(static_cast<int64_t>(files_.size()), 4, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) ReadSample(ws, static_cast<int>(i), files_[static_cast<size_t>(i)]);
   });
@@ -169,6 +272,14 @@ void ReaderOp::RunCpu(Workspace& ws) {
 
 void ReaderOp::ReadExactly(const OpenFile& file, void* dst, int64_t bytes, int64_t offset) const {
   char* out = static_cast<char*>(dst);
+  if (file.content != nullptr) {
+    if (offset < 0 || bytes < 0 || offset + bytes > file.size) {
+      throw InvalidArgument(FileWhere(file.index) + ": expected " + std::to_string(bytes) + " bytes at offset " +
+                            std::to_string(offset) + ", the file has " + std::to_string(file.size));
+    }
+    if (bytes > 0) std::memcpy(out, file.content + offset, static_cast<size_t>(bytes));
+    return;
+  }
   int64_t done = 0;
   while (done < bytes) {
     const ssize_t n = ::pread(file.fd, out + done, static_cast<size_t>(bytes - done), offset + done);

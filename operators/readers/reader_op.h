@@ -4,12 +4,20 @@
 //
 //   Setup(ws):  batch = core.NextBatch(batch_size)   (the reader's state advances once per iteration)
 //               open + fstat every file of the batch in parallel → SetupSamples → output shapes
-//   RunCpu(ws): ReadSamples in parallel (pread into the executor-allocated outputs), close
+//   RunCpu(ws): ReadSamples in parallel (pread into the executor-allocated outputs), close; every
+//               output's per-sample sources (TensorList::sources) = (file, dataset index)
+//
+// With sample checks (SkipSamplesFailing: a decoder with on_error: skip registered one), Setup
+// reads each file whole and runs the checks; a file that fails one, or cannot be read, is skipped
+// (counted, listed by SkippedSamples) and the next sample of the stream takes its place, until the
+// batch is full. RunCpu then copies from memory instead of reading.
 //
 // Every error names the reader and the file. `seed` -1 (default) takes the pipeline's seed.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -40,6 +48,15 @@ class ReaderOp : public Operator {
 
   const Dataset& dataset() const { return dataset_; }
 
+  // A check of one file's bytes: "" when the sample is fine, else why not ("truncated JPEG: ...").
+  // Called in parallel from the CPU stage's threads.
+  using SampleCheck = std::function<std::string(const uint8_t* data, size_t size)>;
+  // From now on, samples whose output `output` fails `check` (and files that cannot be read) are
+  // skipped and replaced (see above). `by` (the registering node's Describe()) appears in
+  // messages. Throws InvalidArgument when output `output` is not the file's bytes.
+  void SkipSamplesFailing(int output, SampleCheck check, const std::string& by);
+  std::vector<Skipped> SkippedSamples() const override;
+
   // The files of iteration `iteration`'s batch, in sample order: how a later operator's message
   // names the file of its sample i (a decoder says "sample 3 (file \"/data/x.jpg\")"). The last
   // kSourceHistory iterations are kept — more than any prefetch depth, since the GPU stage runs
@@ -62,22 +79,30 @@ class ReaderOp : public Operator {
     int fd = -1;
     int64_t size = 0;
     int64_t index = 0;  // dataset index
+    const uint8_t* content = nullptr;  // the whole file, when Setup read it (sample checks)
   };
   // Output descriptors for the batch's open files (may read headers through the fds).
   virtual OutputDescs SetupSamples(const Workspace& ws, const std::vector<OpenFile>& files) = 0;
   // Fills sample `i` of every output from `file`.
   virtual void ReadSample(Workspace& ws, int i, const OpenFile& file) = 0;
+  // Whether output `output` is each file's bytes as they are (what a SampleCheck may judge).
+  virtual bool OutputIsFileBytes(int output) const { (void)output; return false; }
 
   // "op \"readers.file\" (r): file \"/data/x.jpg\"": how messages about one file start.
   std::string FileWhere(int64_t index) const;
   // The files of the batch being set up / read (this iteration's SourcesOf).
   const std::vector<std::string>& batch_paths() const { return batch_paths_; }
-  // Reads exactly `bytes` at `offset` or throws InvalidArgument naming the file (short read =
-  // the file changed or was truncated).
+  // Reads exactly `bytes` at `offset` (from memory when Setup read the file) or throws
+  // InvalidArgument naming the file (short read = the file changed or was truncated).
   void ReadExactly(const OpenFile& file, void* dst, int64_t bytes, int64_t offset) const;
 
  private:
   void CloseAll();
+  void OpenAll(const Workspace& ws);
+  // Sample checks: reads every file of the batch whole, checks it, replaces the ones skipped.
+  void ReadAndCheck(const Workspace& ws);
+  // "" or why file `f` is skipped; fills `bytes` with the whole file and closes it.
+  std::string LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const;
 
   Dataset dataset_;
   ReaderOptions options_;
@@ -86,6 +111,13 @@ class ReaderOp : public Operator {
   bool seeded_ = false;
   std::vector<OpenFile> files_;  // the current batch's, between Setup and RunCpu
   std::vector<std::string> batch_paths_;
+  std::vector<SampleSource> batch_sources_;
+  std::vector<SampleCheck> checks_;  // set before the first iteration (ConnectInput), then read-only
+  std::string checked_by_;
+  std::vector<std::vector<uint8_t>> contents_;  // per batch position, reused (sample checks)
+  mutable std::mutex skipped_mutex_;
+  std::map<int64_t, size_t> skipped_at_;  // dataset index -> position in skipped_
+  std::vector<Skipped> skipped_;
   std::optional<ReaderState> restored_;  // applied when the first Setup seeds the core
   mutable std::mutex sources_mutex_;
   std::vector<std::pair<int64_t, std::vector<std::string>>> sources_;  // ring, by iteration

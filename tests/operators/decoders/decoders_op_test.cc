@@ -148,12 +148,12 @@ TEST(DecodersImage, ErrorsNameTheNodeAndTheSample) {
   ExpectRunError(spec, EncodedBatch({good, good, bytes("broken_not_an_image.jpg")}),
                  "op \"decoders.image\" (dec): sample 2 of 3: not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)");
   ExpectRunError(spec, EncodedBatch({good, bytes("broken_jpeg_truncated.jpg")}),
-                 "op \"decoders.image\" (dec): sample 1 of 2: truncated JPEG data (libjpeg: Premature end of JPEG "
-                 "file) [JPEG 96x64, 3 components, 4:2:0]");
+                 "op \"decoders.image\" (dec): sample 1 of 2: truncated JPEG data: the file ends after ");
+  // Structure is checked in Setup (image_check.h); damage that keeps the structure is libjpeg's to find.
   ExpectRunError(spec, EncodedBatch({bytes("broken_jpeg_marker_in_entropy.jpg"), good}),
                  "sample 0 of 2: corrupt JPEG data (libjpeg: Corrupt JPEG data: premature end of data segment)");
   ExpectRunError(spec, EncodedBatch({good, bytes("broken_jpeg_bad_marker.jpg")}),
-                 "sample 1 of 2: corrupt or unsupported JPEG (libjpeg: Unsupported marker type 0x02)");
+                 "sample 1 of 2: corrupt JPEG data: FF 02 at offset ");
   ExpectRunError(spec, EncodedBatch({bytes("broken_png_truncated.png")}), "sample 0 of 1: truncated PNG data");
   ExpectRunError(spec, EncodedBatch({bytes("broken_jpeg_cmyk.jpg")}),
                  "sample 0 of 1: unsupported JPEG: 4 components (CMYK/YCCK)");
