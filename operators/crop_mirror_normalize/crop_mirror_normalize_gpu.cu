@@ -2,11 +2,9 @@
 //
 //   1. load: the tile's input row segments (C * cols elements each, mirrored or not the same
 //      bytes) with aligned 16-byte loads into shared memory — coalesced, each byte read once;
-//      the loads of a block's next tile are issued into registers before this tile's writes;
 //   2. write: each thread produces 8 consecutive outputs of one plane (CHW) or of the
 //      interleaved row (HWC) from shared memory and stores them with one vector store
-//      (8 x fp16 = 16 B); a warp covers 32 such groups of one row: coalesced. uint8 RGB to CHW:
-//      a thread takes 8 pixels and writes all planes (CmnGroupU8C3).
+//      (8 x fp16 = 16 B); a warp covers 32 such groups of one row: coalesced.
 //
 // grid = (tiles from the output capacity, samples); blocks stride over their sample's tiles,
 // so a captured launch replays correctly while windows change within the capacity.
@@ -91,88 +89,38 @@ __global__ void __launch_bounds__(kThreads) CmnKernel(const CmnSample* samples) 
   const int num_tiles = tiles_y * tiles_x;
   const bool vec_ok = kChw ? (w % kGroup == 0) : ((static_cast<int64_t>(w) * Co) % kGroup == 0);
 
-  // The 16-byte vector i of a tile: row r = i / nvec, vector v; the row's lead (its first byte's
-  // offset inside the first vector) and the vector's address, or false when it lies past the
-  // segment.
-  struct Geom {
-    int y_begin, rows, cx, cw, xs, seg_bytes, nvec;
-  };
-  auto geom_of = [&](int tile) {
-    Geom g;
-    const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
-    g.y_begin = ty * kRows;
-    g.rows = min(kRows, h - g.y_begin);
-    g.cx = tx * kCols;
-    g.cw = min(kCols, w - g.cx);
-    g.xs = mirror ? w - g.cx - g.cw : g.cx;  // first window column the tile reads
-    g.seg_bytes = g.cw * C * static_cast<int>(sizeof(In));
-    g.nvec = (15 + g.seg_bytes + 15) / 16;  // every row's lead < 16: this many vectors cover any row
-    return g;
-  };
-  auto vector_at = [&](const Geom& g, int i, int& r, int& v, int& lead, int64_t& at) {
-    r = i / g.nvec;
-    v = i - r * g.nvec;
-    const int64_t start = ((static_cast<int64_t>(sd.y0) + g.y_begin + r) * sd.in_row_stride +
-                           static_cast<int64_t>(sd.x0 + g.xs) * C) * static_cast<int64_t>(sizeof(In));
-    const int64_t aligned = start & ~int64_t{15};
-    lead = static_cast<int>(start - aligned);
-    at = aligned + v * 16;
-    return v * 16 < lead + g.seg_bytes;
-  };
-  auto load_vector = [&](int64_t at) {
-    if (at + 16 <= in_bytes) return *reinterpret_cast<const uint4*>(in_base + at);
-    uint4 q = make_uint4(0, 0, 0, 0);  // never read past the sample
-    unsigned char* b = reinterpret_cast<unsigned char*>(&q);
-    for (int k = 0; k < 16 && at + k < in_bytes; ++k) b[k] = in_base[at + k];
-    return q;
-  };
-  // The next tile's vectors are loaded into registers while this tile is written (kPrefetch per
-  // thread at most; larger tiles load when their turn comes), so a block keeps reads in flight
-  // during its write phase (ncu on the H100: latency-bound at 50% of DRAM bandwidth without).
-  constexpr int kPrefetch = 4;
-  uint4 pre[kPrefetch];
-  bool prefetched = false;
-
   for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const Geom g = geom_of(tile);
-    const int y_begin = g.y_begin, rows = g.rows, cx = g.cx, cw = g.cw;
+    const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+    const int y_begin = ty * kRows, rows = min(kRows, h - y_begin);
+    const int cx = tx * kCols, cw = min(kCols, w - cx);
+    const int xs = mirror ? w - cx - cw : cx;  // first window column the tile reads
+    const int seg_bytes = cw * C * static_cast<int>(sizeof(In));
 
-    // 1. rows x segment into shared memory, 16-byte vectors aligned down from the segment start.
+    // 1. load rows x segment with 16-byte loads aligned down from the segment start.
     __syncthreads();  // the previous tile's reads of smem are done
+    int nvec_max = 0;
     {
-      const int total = rows * g.nvec;
-      auto put = [&](int i, const uint4* q) {
-        int r, v, lead;
-        int64_t at;
-        const bool inside = vector_at(g, i, r, v, lead, at);
+      // Every row's lead < 16, so ceil((15 + seg_bytes) / 16) vectors cover any row.
+      nvec_max = (15 + seg_bytes + 15) / 16;
+      const int total = rows * nvec_max;
+      for (int i = threadIdx.x; i < total; i += kThreads) {
+        const int r = i / nvec_max, v = i - r * nvec_max;
+        const int64_t start = ((static_cast<int64_t>(sd.y0) + y_begin + r) * sd.in_row_stride +
+                               static_cast<int64_t>(sd.x0 + xs) * C) * static_cast<int64_t>(sizeof(In));
+        const int64_t aligned = start & ~int64_t{15};
+        const int lead = static_cast<int>(start - aligned);
         if (v == 0) smem.lead[r] = lead;
-        if (inside) *reinterpret_cast<uint4*>(&smem.rows[r][v * 16]) = q != nullptr ? *q : load_vector(at);
-      };
-      if (prefetched) {
-#pragma unroll
-        for (int j = 0; j < kPrefetch; ++j) {  // fixed indices keep pre[] in registers
-          const int i = static_cast<int>(threadIdx.x) + j * kThreads;
-          if (i < total) put(i, &pre[j]);
+        if (v * 16 >= lead + seg_bytes) continue;
+        const int64_t at = aligned + v * 16;
+        unsigned char* dst = &smem.rows[r][v * 16];
+        if (at + 16 <= in_bytes) {
+          *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(in_base + at);
+        } else {
+          for (int b = 0; b < 16 && at + b < in_bytes; ++b) dst[b] = in_base[at + b];  // never read past the sample
         }
-      } else {
-        for (int i = threadIdx.x; i < total; i += kThreads) put(i, nullptr);
       }
     }
     __syncthreads();
-    prefetched = false;
-    if (tile + static_cast<int>(gridDim.x) < num_tiles) {
-      const Geom n = geom_of(tile + static_cast<int>(gridDim.x));
-      if (n.rows * n.nvec <= kPrefetch * kThreads) {
-#pragma unroll
-        for (int j = 0; j < kPrefetch; ++j) {
-          const int i = static_cast<int>(threadIdx.x) + j * kThreads;
-          int r, v, lead;
-          int64_t at;
-          if (i < n.rows * n.nvec && vector_at(n, i, r, v, lead, at)) pre[j] = load_vector(at);
-        }
-        prefetched = true;
-      }
-    }
 
     // 2. write.
     if constexpr (kChw) {
