@@ -14,7 +14,9 @@ void ThrowCudaError(cudaError_t status, const char* call, const char* file, int 
 
 void ReportCudaErrorNoThrow(cudaError_t status, const char* call, const char* file, int line) noexcept {
   cudaGetLastError();
-  if (status == cudaErrorCudartUnloading) return;  // process teardown: the context is already gone
+  // Process teardown: the runtime is unloading, or (a Python interpreter freeing outputs after
+  // the driver's exit handlers ran) the context is already gone.
+  if (status == cudaErrorCudartUnloading || status == cudaErrorDeviceUninitialized) return;
   std::fprintf(stderr, "conveyor: %s:%d: %s failed in a destructor: %s (%s)\n", file, line, call,
                cudaGetErrorName(status), cudaGetErrorString(status));
 }
