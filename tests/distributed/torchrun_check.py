@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""One Conveyor pipeline per rank under torchrun: sharding coverage and throughput (issue 14).
+
+    # 1 process (the baseline), then 2 on 2 GPUs; the second prints the table with the scaling:
+    torchrun --nproc_per_node 1 tests/distributed/torchrun_check.py --data DIR --out /tmp/tr1.json
+    torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --baseline /tmp/tr1.json
+    # two processes sharing one GPU (proves the sharding where one GPU is all there is):
+    torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --share-gpu
+
+Every rank builds the same YAML (written here) — device_id: ${LOCAL_RANK:-0}, shard_id: ${RANK:-0},
+num_shards: ${WORLD_SIZE:-1}, random_shuffle, pad_last_batch — and iterates it through
+conveyor.torch.Loader for --epochs epochs. Nothing in Conveyor talks to other ranks; this script
+gathers, over torch.distributed (gloo, CPU tensors), the labels each rank saw per epoch — the file
+list gives every file its own label, so a label names a sample — and rank 0 checks: the union is the
+dataset, ranks are disjoint except each rank's padding (repeats of its own last sample), every rank
+ran the same number of batches, and the permutation changed between epochs. Throughput: real
+images per second of the last epoch (the first one includes warm-up and graph capture), per rank
+and summed. Exit status 1 when a check fails. NCCL / NVLink settings of the environment are left
+as they are (gloo does not use them).
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+
+YAML = """
+pipeline:
+  name: torchrun_train
+  batch_size: {batch}
+  device: gpu
+  device_id: "${{LOCAL_RANK:-0}}"
+  num_threads: {threads}
+  prefetch_depth: 2
+  seed: 1234
+  graph_capture: true
+ops:
+  - op: readers.file
+    name: reader
+    args: {{file_list: "{file_list}", random_shuffle: true, pad_last_batch: true,
+           shard_id: "${{RANK:-0}}", num_shards: "${{WORLD_SIZE:-1}}"}}
+    outputs: [jpegs, labels]
+  - {{op: decoders.image, name: decode, device: gpu, inputs: [jpegs], outputs: [images]}}
+  - {{op: random_resized_crop, name: crop, device: gpu, inputs: [images], args: {{size: [224, 224]}},
+     outputs: [crops]}}
+  - {{op: random.coin_flip, name: coin, outputs: [mirror]}}
+  - {{op: crop_mirror_normalize, name: normalize, device: gpu, inputs: [crops],
+     args: {{mirror: $mirror, mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375],
+            dtype: float16, output_layout: CHW}}, outputs: [images_out]}}
+outputs: [images_out, labels]
+"""
+
+
+def write_file_list(data, folder):
+    """A list of every JPEG under `data`, sorted, each with its own label (its index)."""
+    files = sorted(os.path.join(root, f) for root, _, names in os.walk(data) for f in names
+                   if f.lower().endswith((".jpg", ".jpeg")))
+    if not files:
+        raise SystemExit("torchrun_check: no .jpg files under %s" % data)
+    path = os.path.join(folder, "files.txt")
+    with open(path, "w") as f:
+        for i, name in enumerate(files):
+            f.write("%s %d\n" % (os.path.relpath(name, folder), i))
+    return path, len(files)
+
+
+def check_coverage(per_rank, n, batches):
+    """per_rank[r][e]: labels rank r saw in epoch e. Returns a list of failures (empty: all good)."""
+    failures = []
+    world = len(per_rank)
+    if len(set(batches)) != 1:
+        failures.append("batch counts differ between ranks: %s" % batches)
+    orders = []
+    for e in range(len(per_rank[0])):
+        union = set()
+        order = []
+        for r in range(world):
+            seen = per_rank[r][e]
+            distinct = list(dict.fromkeys(seen))
+            tail = seen[len(distinct):]
+            if seen[:len(distinct)] != distinct or any(x != distinct[-1] for x in tail):
+                failures.append("epoch %d rank %d: repeats other than padding with its last sample" % (e, r))
+            overlap = union & set(distinct)
+            if overlap:
+                failures.append("epoch %d: rank %d shares %d samples with lower ranks (e.g. %d)" %
+                                (e, r, len(overlap), min(overlap)))
+            union |= set(distinct)
+            order += distinct
+        if union != set(range(n)):
+            failures.append("epoch %d: ranks together saw %d of %d samples" % (e, len(union), n))
+        orders.append(order)
+    for e in range(1, len(orders)):
+        if orders[e] == orders[e - 1]:
+            failures.append("epoch %d repeats epoch %d's order" % (e, e - 1))
+    return failures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, help="a folder of JPEGs (e.g. make_test_images DIR --photos 4096)")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=4)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--share-gpu", action="store_true", help="every rank on GPU 0 (LOCAL_RANK forced to 0)")
+    ap.add_argument("--out", help="write this run's figures as JSON (the --baseline of a later run)")
+    ap.add_argument("--baseline", help="a 1-process run's --out, for the scaling column")
+    args = ap.parse_args()
+
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    if args.share_gpu:
+        os.environ["LOCAL_RANK"] = "0"  # before the YAML is read: device_id: ${LOCAL_RANK:-0}
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    torch.cuda.set_device(local)
+
+    import conveyor
+    from conveyor.torch import Loader
+
+    with tempfile.TemporaryDirectory() as tmp:
+        file_list, n = write_file_list(args.data, tmp)
+        pipe = conveyor.Pipeline(YAML.format(batch=args.batch, threads=args.threads, file_list=file_list))
+        loader = Loader(pipe, output_map=["images", "labels"], reader_name="reader", last_batch_policy="fill")
+        seen, batch_counts, seconds, images = [], [], 0.0, 0
+        for epoch in range(args.epochs):
+            labels, count = [], 0
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for data in loader:
+                batch = data[0]
+                labels.append(batch["labels"].reshape(-1).cpu())
+                count += 1
+            torch.cuda.synchronize()
+            elapsed = time.perf_counter() - start
+            seen.append(torch.cat(labels).tolist())
+            batch_counts.append(count)
+            if epoch == args.epochs - 1 or args.epochs == 1:
+                seconds, images = elapsed, len(set(seen[-1]))  # real images; padding not counted
+        pipe.close()
+
+    mine = {"rank": rank, "local": local, "seen": seen, "batches": batch_counts, "seconds": seconds,
+            "images": images, "device": torch.cuda.get_device_name(local)}
+    gathered = [None] * world
+    dist.all_gather_object(gathered, mine)
+    status = 0
+    if rank == 0:
+        per_rank = [g["seen"] for g in gathered]
+        failures = check_coverage(per_rank, n, [tuple(g["batches"]) for g in gathered])
+        rates = [g["images"] / g["seconds"] if g["seconds"] > 0 else 0.0 for g in gathered]
+        total = sum(rates)
+        base = None
+        if args.baseline and os.path.exists(args.baseline):
+            with open(args.baseline) as f:
+                base = json.load(f)["total_images_per_s"]
+        print("\ntorchrun_check: %d ranks, %d files, batch %d, %d epochs, %s GPU%s" %
+              (world, n, args.batch, args.epochs, "one shared" if args.share_gpu else "one per rank",
+               "" if args.share_gpu else "s"))
+        print("| rank | GPU | batches/epoch | images (last epoch) | seconds | images/s |")
+        print("|------|-----|---------------|---------------------|---------|----------|")
+        for g, r in zip(gathered, rates):
+            print("| %d | %d %s | %s | %d | %.2f | %.0f |" % (g["rank"], g["local"], g["device"],
+                                                            "/".join(map(str, g["batches"])), g["images"],
+                                                            g["seconds"], r))
+        line = "total: %.0f images/s" % total
+        if base:
+            line += "; 1 process: %.0f images/s; scaling %.2fx" % (base, total / base)
+        print(line)
+        print("coverage: " + ("OK (union = dataset, disjoint but padding, equal batch counts, "
+                              "order changes per epoch)" if not failures else "FAILED"))
+        for f in failures:
+            print("  - " + f)
+        if args.out:
+            with open(args.out, "w") as f:
+                json.dump({"world": world, "total_images_per_s": total, "per_rank": rates,
+                           "coverage_ok": not failures}, f)
+        status = 1 if failures else 0
+    flag = torch.tensor([status])
+    dist.broadcast(flag, 0)
+    dist.destroy_process_group()
+    return int(flag.item())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
