@@ -96,8 +96,6 @@ int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostre
     (node.device == Device::kGpu ? m.gpu_decoders : m.cpu_decoders).push_back(node.name());
   }
   m.gpu_decode = ops::ProcessGpuDecoderCounters();
-  // TODO(issue 11, on_error: skip): fill m.skipped_files from the readers'/decoders' skipped-files
-  // report once it lands (another change adds it); FormatSkipped prints them.
   if (progress) progress->Finish();
   if (session.epoch_iterations() > 0) m.epochs_started = (total - 1) / session.epoch_iterations() + 1;
   out << FormatSummary(m, session.pipeline().counters());

@@ -21,13 +21,22 @@ std::string FormatBytes(double bytes) {
   return buf;
 }
 
-std::string FormatSkipped(const RunMeasurements& m) {
-  if (m.skipped_files.empty()) return "";
-  const size_t n = m.skipped_files.size();
-  std::string line = "  skipped         " + std::to_string(n) + (n == 1 ? " sample: " : " samples: ");
-  for (size_t i = 0; i < n && i < static_cast<size_t>(kMaxSkippedListed); ++i) line += (i ? ", " : "") + m.skipped_files[i];
-  if (n > static_cast<size_t>(kMaxSkippedListed)) line += ", ... and " + std::to_string(n - kMaxSkippedListed) + " more";
-  return line + "\n";
+std::string FormatSkipped(const ExecutorCounters& c) {
+  if (c.skipped_samples == 0 && c.skipped_files.empty()) return "";
+  const size_t files = c.skipped_files.size();
+  std::ostringstream s;
+  s << "  skipped         " << c.skipped_samples << (c.skipped_samples == 1 ? " sample" : " samples") << " of " << files
+    << (files == 1 ? " file" : " files") << " (on_error: skip; the reader read others in their place)\n";
+  for (size_t i = 0; i < files && i < static_cast<size_t>(kMaxSkippedListed); ++i) {
+    const ExecutorCounters::SkippedFile& f = c.skipped_files[i];
+    s << "                  " << f.node << ": " << f.file << ": " << f.reason;
+    if (f.times > 1) s << " (" << f.times << " times)";
+    s << "\n";
+  }
+  if (files > static_cast<size_t>(kMaxSkippedListed)) {
+    s << "                  ... and " << files - kMaxSkippedListed << " more files\n";
+  }
+  return s.str();
 }
 
 std::string FormatDecoders(const RunMeasurements& m) {
@@ -85,7 +94,7 @@ std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
   }
   s << "\n";
   s << FormatDecoders(m);
-  s << FormatSkipped(m);
+  s << FormatSkipped(c);
   for (size_t i = 0; i < m.outputs.size(); ++i) s << (i ? "                  " : "  outputs         ") << m.outputs[i] << "\n";
   return s.str();
 }

@@ -11,7 +11,8 @@
 //     outputs         quantized: int32 (16, 4, 4) ...; flips: ...
 // The decoders line appears when the pipeline has decoders.* nodes: on the CPU it names the
 // libraries; on the GPU it splits the images between nvJPEG's paths (ProcessGpuDecoderCounters).
-// A "skipped" line lists skipped samples' files (the first kMaxSkippedListed), when there are any.
+// With on_error: skip, a "skipped" line counts the samples dropped and lists their files (node,
+// path, reason; the first kMaxSkippedListed) from ExecutorCounters::skipped_files.
 #pragma once
 
 #include <cstdint>
@@ -37,15 +38,13 @@ struct RunMeasurements {
   // decoders.* nodes by where they ran, and the process's GPU decoder counters.
   std::vector<std::string> cpu_decoders, gpu_decoders;
   ops::GpuDecoderCounters gpu_decode;
-  // Samples dropped under on_error: skip, by file (filled once readers/decoders report them).
-  std::vector<std::string> skipped_files;
 };
 
 std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c);
 inline constexpr int kMaxSkippedListed = 10;
 
-// The skipped line ("" when nothing was skipped).
-std::string FormatSkipped(const RunMeasurements& m);
+// The skipped lines ("" when nothing was skipped).
+std::string FormatSkipped(const ExecutorCounters& c);
 
 // The decoders line(s) alone ("" without decoder nodes).
 std::string FormatDecoders(const RunMeasurements& m);

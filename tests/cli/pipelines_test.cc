@@ -143,6 +143,30 @@ TEST(ShippedPipelines, TrainPreviewWithDecodedInputs) {
   EXPECT_GT(fs::file_size(png), 10000u);
 }
 
+TEST(ShippedPipelines, TrainSkipsABrokenFileAndNamesItInTheSummary) {
+  // Two sample classes plus a truncated JPEG: on_error: skip runs on and lists it; error stops.
+  const std::string dir = MakeTempDir("skip_data");
+  for (const char* cls : {"class_00", "class_01"}) {
+    fs::copy(SampleData() + "/samples/" + cls, dir + "/" + cls, fs::copy_options::recursive);
+  }
+  const std::string whole = ReadText(dir + "/class_01/0000.jpg");
+  const std::string broken = dir + "/class_01/0000_truncated.jpg";
+  WriteText(broken, whole.substr(0, whole.size() / 2));
+  auto run = [&](const std::string& on_error) {
+    return RunConveyor({"run", "pipelines/image_classification_train.yaml", "--device", "cpu", "--batch-size", "8",
+                        "--epochs", "1", "--no-progress", "--set", "reader.file_root=" + dir, "--set",
+                        "decode.on_error=" + on_error});
+  };
+  const CliResult skip = run("skip");
+  ASSERT_EQ(skip.status, 0) << skip.err;
+  EXPECT_THAT(skip.out, HasSubstr("53 samples = 7 iterations"));
+  EXPECT_THAT(skip.out, HasSubstr("  skipped         1 sample of 1 file (on_error: skip"));
+  EXPECT_THAT(skip.out, HasSubstr("reader: " + broken + ": "));
+  const CliResult stop = run("error");
+  EXPECT_EQ(stop.status, 1);
+  EXPECT_THAT(stop.err, HasSubstr("0000_truncated.jpg"));
+}
+
 TEST(ShippedPipelines, ExternalSourceNeedsAFeed) {
   const CliResult r = RunConveyor({"run", "pipelines/external_source.yaml", "--device", "cpu"});
   EXPECT_EQ(r.status, 1);

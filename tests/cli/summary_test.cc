@@ -48,18 +48,24 @@ TEST(Summary, GpuDecodersWithoutNvjpegSayWhy) {
 }
 
 TEST(Summary, SkippedSamplesListTheirFilesUpToALimit) {
+  ExecutorCounters c;
+  EXPECT_EQ(FormatSkipped(c), "");
+  c.skipped_samples = 3;
+  c.skipped_files = {{"reader", "a/bad.jpg", "truncated JPEG", 2}, {"reader", "b.png", "bad CRC", 1}};
+  EXPECT_EQ(FormatSkipped(c),
+            "  skipped         3 samples of 2 files (on_error: skip; the reader read others in their place)\n"
+            "                  reader: a/bad.jpg: truncated JPEG (2 times)\n"
+            "                  reader: b.png: bad CRC\n");
+  c.skipped_files.clear();
+  for (int i = 0; i < kMaxSkippedListed + 3; ++i) c.skipped_files.push_back({"r", "f" + std::to_string(i), "x", 1});
+  c.skipped_samples = kMaxSkippedListed + 3;
+  const std::string text = FormatSkipped(c);
+  EXPECT_THAT(text, HasSubstr("13 samples of 13 files"));
+  EXPECT_THAT(text, HasSubstr("r: f9: x\n                  ... and 3 more files\n"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("f10")));
   RunMeasurements m;
-  EXPECT_EQ(FormatSkipped(m), "");
-  m.skipped_files = {"a/bad.jpg"};
-  EXPECT_EQ(FormatSkipped(m), "  skipped         1 sample: a/bad.jpg\n");
-  m.skipped_files.clear();
-  for (int i = 0; i < kMaxSkippedListed + 3; ++i) m.skipped_files.push_back("f" + std::to_string(i) + ".jpg");
-  const std::string text = FormatSkipped(m);
-  EXPECT_THAT(text, HasSubstr("13 samples: f0.jpg, f1.jpg,"));
-  EXPECT_THAT(text, HasSubstr("f9.jpg, ... and 3 more\n"));
-  EXPECT_THAT(text, ::testing::Not(HasSubstr("f10.jpg")));
   m.pipeline = "p";
-  EXPECT_THAT(FormatSummary(m, ExecutorCounters{}), HasSubstr("  skipped         13 samples"));
+  EXPECT_THAT(FormatSummary(m, c), HasSubstr("  skipped         13 samples"));
 }
 
 }  // namespace
