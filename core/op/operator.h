@@ -78,11 +78,13 @@ class Operator {
   virtual void RestoreCheckpoint(const std::string& state);
 
   // Wiring, once, after every operator of the pipeline exists: input `input` of this node reads
-  // output `output` of `producer`. Lets a consumer attach itself to its producer (a decoder with
-  // `on_error: skip` hands its reader a sample check). Throws InvalidArgument when the producer
-  // cannot serve it. Default: nothing.
-  virtual void ConnectInput(int input, Operator& producer, int output) {
+  // output `output` of the node `producer_spec` describes, whose operator is `producer` (null for
+  // an external_source: the application feeds it). Lets a consumer attach itself to its producer
+  // (a decoder with `on_error: skip` hands its reader a sample check). Throws InvalidArgument when
+  // the producer cannot serve it. Default: nothing.
+  virtual void ConnectInput(int input, const OpSpec& producer_spec, Operator* producer, int output) {
     (void)input;
+    (void)producer_spec;
     (void)producer;
     (void)output;
   }

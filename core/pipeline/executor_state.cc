@@ -182,9 +182,9 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     if (!ops[node.index]) continue;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const GraphEdge& edge = node.inputs[i];
-      if (!ops[edge.producer]) continue;
       try {
-        ops[node.index]->ConnectInput(static_cast<int>(i), *ops[edge.producer], edge.output);
+        ops[node.index]->ConnectInput(static_cast<int>(i), nodes[edge.producer].spec, ops[edge.producer].get(),
+                                      edge.output);
       } catch (...) {
         RethrowWithContext("pipeline \"" + spec.name + "\": connecting node \"" + node.name() + "\" (op \"" +
                            node.op() + "\") to its input \"" + edge.name + "\": ");

@@ -77,13 +77,13 @@ class ImageDecoderOp : public Operator {
   // on_error: skip — the reader that feeds us checks every file (image_check.h) before it enters
   // a batch and reads another in place of each one that fails; nothing else can keep the batch
   // full with its labels aligned, so any other producer is refused.
-  void ConnectInput(int input, Operator& producer, int output) override {
+  void ConnectInput(int input, const OpSpec& producer_spec, Operator* producer, int output) override {
     if (input != 0 || spec().Arg<std::string>("on_error") != "skip") return;
-    auto* reader = dynamic_cast<ReaderOp*>(&producer);
+    auto* reader = dynamic_cast<ReaderOp*>(producer);
     if (reader == nullptr) {
       throw InvalidArgument(spec().Describe() + ": argument \"on_error\": skip needs input \"" + spec().inputs()[0] +
                             "\" straight from a reader (readers.file), which reads other files in place of skipped "
-                            "ones; it comes from " + producer.spec().Describe());
+                            "ones; it comes from " + producer_spec.Describe());
     }
     reader->SkipSamplesFailing(output, CheckEncodedImage, spec().Describe());
   }

@@ -1,0 +1,239 @@
+// decoders.image / decoders.image_random_crop `on_error` in CPU pipelines over real files with
+// damaged copies among them (on_error_fixture.h): `skip` keeps every batch full with labels
+// aligned and lists exactly the damaged files in the pipeline's counters; `error` stops with the
+// file's name and reader index; a file deleted after Build; what skip cannot promise (damage only
+// a full decode finds, a dataset with no good file, an input not from a reader).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+#include "core/error.h"
+#include "core/pipeline/pipeline.h"
+#include "tests/operators/decoders/on_error_fixture.h"
+
+namespace conveyor::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Yaml(const std::string& root, const std::string& decoder, const std::string& on_error, int batch,
+                 bool shuffle, int prefetch = 2) {
+  return "pipeline: {name: on_error, batch_size: " + std::to_string(batch) +
+         ", device: cpu, num_threads: 2, prefetch_depth: " + std::to_string(prefetch) +
+         ", seed: 5}\nops:\n"
+         "  - {op: readers.file, name: reader, args: {file_root: \"" + root + "\", random_shuffle: " +
+         (shuffle ? "true" : "false") + "}, outputs: [jpegs, labels]}\n"
+         "  - {op: " + decoder + ", name: decode, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
+         "}, outputs: [images]}\n"
+         "outputs: [images, labels]\n";
+}
+
+// Runs until an iteration fails; its message (or "" when `iterations` all succeeded).
+std::string FirstError(Pipeline& p, int iterations) {
+  for (int k = 0; k < iterations; ++k) {
+    try {
+      PipelineOutputs out = p.Outputs();
+      out.Release();
+      p.Run();
+    } catch (const Error& e) {
+      return e.what();
+    }
+  }
+  return "";
+}
+
+const std::vector<std::pair<int, Damage>> kThreeBad = {
+    {5, Damage::kTruncatedJpeg}, {17, Damage::kFlippedJpegMarker}, {29, Damage::kFlippedPngByte}};
+
+TEST(OnError, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
+  const OnErrorDataset ds = MakeOnErrorDataset(40, kThreeBad);
+  for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
+    SCOPED_TRACE(decoder);
+    constexpr int kBatch = 8, kIterations = 14;  // 112 samples: three epochs of 37 good files and one more
+    Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", kBatch, /*shuffle=*/true));
+    p.Build();
+    std::multiset<std::string> seen;
+    for (int k = 0; k < kIterations; ++k) {
+      PipelineOutputs out = p.Outputs();
+      const TensorListCPU& images = out.Cpu(out.Index("images"));
+      ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, images, images.sources(), out.Cpu(out.Index("labels")), kBatch,
+                                         decoder != "decoders.image", /*gpu=*/false, &seen))
+          << "iteration " << k;
+      out.Release();
+      p.Run();
+    }
+    for (const auto& [name, label] : ds.label) {
+      if (!ds.bad.count(name)) EXPECT_GE(seen.count(name), 3u) << name << ": every good file, every epoch";
+    }
+    const ExecutorCounters c = p.counters();
+    std::set<std::string> listed;
+    for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+      EXPECT_EQ(f.node, "reader");
+      EXPECT_EQ(f.file, ds.Path(FileName(f.file)));
+      ASSERT_EQ(ds.bad.count(FileName(f.file)), 1u) << f.file << " was skipped: " << f.reason;
+      EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
+      EXPECT_GE(f.times, 3) << "met once per epoch";
+      listed.insert(FileName(f.file));
+    }
+    EXPECT_EQ(listed, ds.BadNames());
+    EXPECT_EQ(c.skipped_files.size(), 3u) << "each file listed once";
+    EXPECT_GE(c.skipped_samples, 9);
+  }
+}
+
+TEST(OnError, TheSameSeedSkipsTheSameWay) {
+  const OnErrorDataset ds = MakeOnErrorDataset(40, kThreeBad);
+  std::vector<std::vector<SampleSource>> runs[2];
+  for (int run = 0; run < 2; ++run) {
+    Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 8, true));
+    p.Build();
+    for (int k = 0; k < 6; ++k) {
+      PipelineOutputs out = p.Outputs();
+      runs[run].push_back(out.Cpu(out.Index("labels")).sources());
+      out.Release();
+      p.Run();
+    }
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+}
+
+TEST(OnError, ErrorStopsNamingTheFileAndReaderIndex) {
+  const std::pair<int, Damage> cases[] = {
+      {5, Damage::kTruncatedJpeg}, {5, Damage::kFlippedJpegMarker}, {4, Damage::kFlippedPngByte},
+      {4, Damage::kTruncatedPng},  {5, Damage::kNotAnImage},        {5, Damage::kMarkerInEntropy}};
+  for (const auto& [at, damage] : cases) {
+    const OnErrorDataset ds = MakeOnErrorDataset(10, {{at, damage}});
+    const std::string bad = *ds.BadNames().begin();
+    for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
+      SCOPED_TRACE(decoder + " " + bad + " " + ReasonOf(damage));
+      Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "error", 10, false));
+      p.Build();
+      const std::string message = FirstError(p, 1);
+      EXPECT_THAT(message, HasSubstr("node \"decode\" (op \"" + decoder + "\")"));
+      EXPECT_THAT(message, HasSubstr("(file \"" + ds.Path(bad) + "\", reader index "));
+      EXPECT_THAT(message, HasSubstr(ReasonOf(damage)));
+    }
+  }
+}
+
+TEST(OnError, DefaultIsError) {
+  const OnErrorDataset ds = MakeOnErrorDataset(10, {{5, Damage::kTruncatedJpeg}});
+  std::string yaml = Yaml(ds.root, "decoders.image", "error", 10, false);
+  yaml.replace(yaml.find(", on_error: error"), std::string(", on_error: error").size(), "");
+  Pipeline p = Pipeline::FromYaml(yaml);
+  p.Build();
+  EXPECT_THAT(FirstError(p, 1), HasSubstr("(file \"" + ds.Path("f05.jpg") + "\", reader index "));
+}
+
+TEST(OnError, UnknownValueIsRejectedWithASuggestion) {
+  const OnErrorDataset ds = MakeOnErrorDataset(4, {});
+  EXPECT_THAT([&] { Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skp", 4, false)); },
+              ::testing::ThrowsMessage<ConfigError>(HasSubstr("expected one of error, skip, got \"skp\"")));
+}
+
+// Damage with a sound structure (fill bytes and a restart marker inside the scan) is found only by
+// the decoder, after the batch is fixed: with skip too, the pipeline stops naming the file.
+TEST(OnError, SkipStillStopsOnDamageOnlyTheDecoderFinds) {
+  const OnErrorDataset ds = MakeOnErrorDataset(10, {{5, Damage::kMarkerInEntropy}});
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 10, false));
+  p.Build();
+  const std::string message = FirstError(p, 1);
+  EXPECT_THAT(message, HasSubstr("(file \"" + ds.Path("f05.jpg") + "\", reader index "));
+  EXPECT_THAT(message, HasSubstr(ReasonOf(Damage::kMarkerInEntropy)));
+  EXPECT_TRUE(p.counters().skipped_files.empty());
+}
+
+// A file deleted after Build, before the reader reaches it (iteration 3; prefetch 1 read only
+// iteration 0): `error` stops naming it; `skip` drops it like a damaged file.
+TEST(OnError, FileDeletedAfterBuild) {
+  for (const std::string mode : {"error", "skip"}) {
+    SCOPED_TRACE(mode);
+    const OnErrorDataset ds = MakeOnErrorDataset(16, {});
+    Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", mode, 4, false, /*prefetch=*/1));
+    p.Build();
+    // No shuffle: the order is c0 (f00 f04 f08 f12), c1, c2, c3 — f07 is in c3's batch, the last.
+    const std::string gone = ds.Path("f07.jpg");
+    ASSERT_TRUE(std::filesystem::remove(gone));
+    if (mode == "error") {
+      const std::string message = FirstError(p, 4);
+      EXPECT_THAT(message, HasSubstr("node \"reader\" (op \"readers.file\")"));
+      EXPECT_THAT(message, HasSubstr("file \"" + gone + "\": cannot open: No such file or directory"));
+      continue;
+    }
+    std::multiset<std::string> seen;
+    OnErrorDataset without = ds;
+    without.bad["f07.jpg"] = Damage::kNotAnImage;  // CheckBatch: must not be delivered
+    for (int k = 0; k < 4; ++k) {
+      PipelineOutputs out = p.Outputs();
+      const TensorListCPU& images = out.Cpu(out.Index("images"));
+      ASSERT_NO_FATAL_FAILURE(
+          CheckBatch(without, images, images.sources(), out.Cpu(out.Index("labels")), 4, false, false, &seen));
+      out.Release();
+      p.Run();
+    }
+    const ExecutorCounters c = p.counters();
+    ASSERT_EQ(c.skipped_files.size(), 1u);
+    EXPECT_EQ(c.skipped_files[0].file, gone);
+    EXPECT_THAT(c.skipped_files[0].reason, HasSubstr("cannot open: No such file or directory"));
+  }
+}
+
+TEST(OnError, SkipWithNoGoodFileStopsSayingSo) {
+  const OnErrorDataset ds =
+      MakeOnErrorDataset(5, {{0, Damage::kTruncatedJpeg}, {1, Damage::kNotAnImage}, {2, Damage::kFlippedJpegMarker},
+                             {3, Damage::kTruncatedJpeg}, {4, Damage::kTruncatedPng}});
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 2, false));
+  p.Build();
+  const std::string message = FirstError(p, 1);
+  EXPECT_THAT(message, HasSubstr("node \"reader\" (op \"readers.file\")"));
+  EXPECT_THAT(message, HasSubstr("while filling one batch, more than the dataset's 5: no file passes the check of "
+                                 "op \"decoders.image\" (decode) (the last: file \""));
+}
+
+TEST(OnError, SkipNeedsItsInputStraightFromAReader) {
+  const std::string yaml =
+      "pipeline: {name: p, batch_size: 2, device: cpu}\n"
+      "ops:\n"
+      "  - {op: external_source, name: src, outputs: [jpegs]}\n"
+      "  - {op: decoders.image, name: decode, inputs: [jpegs], args: {on_error: skip}, outputs: [images]}\n"
+      "outputs: [images]\n";
+  EXPECT_THAT(
+      [&] {
+        Pipeline p = Pipeline::FromYaml(yaml);
+        p.Build();
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(
+          HasSubstr("op \"decoders.image\" (decode): argument \"on_error\": skip needs input \"jpegs\" straight from a "
+                    "reader (readers.file), which reads other files in place of skipped ones; it comes from op "
+                    "\"external_source\" (src)")));
+}
+
+// Sources travel on through one-to-one operators: a CPU op after the decoder carries them.
+TEST(OnError, SourcesTravelThroughOneToOneOperators) {
+  const OnErrorDataset ds = MakeOnErrorDataset(8, {});
+  const std::string yaml =
+      "pipeline: {name: p, batch_size: 4, device: cpu, seed: 3}\nops:\n"
+      "  - {op: readers.file, name: reader, args: {file_root: \"" + ds.root + "\", random_shuffle: true}, "
+      "outputs: [jpegs, labels]}\n"
+      "  - {op: decoders.image, name: decode, inputs: [jpegs], outputs: [images]}\n"
+      "  - {op: flip, name: flip, inputs: [images], outputs: [flipped]}\n"
+      "outputs: [flipped, labels, jpegs]\n";
+  Pipeline p = Pipeline::FromYaml(yaml);
+  p.Build();
+  for (int k = 0; k < 3; ++k) {
+    PipelineOutputs out = p.Outputs();
+    const std::vector<SampleSource>& sources = out.Cpu(out.Index("jpegs")).sources();
+    ASSERT_EQ(sources.size(), 4u);
+    for (const SampleSource& s : sources) EXPECT_EQ(s.file, ds.Path(FileName(s.file)));
+    EXPECT_EQ(out.Cpu(out.Index("labels")).sources(), sources);
+    EXPECT_EQ(out.Cpu(out.Index("flipped")).sources(), sources);
+    out.Release();
+    p.Run();
+  }
+}
+
+}  // namespace
+}  // namespace conveyor::testing
