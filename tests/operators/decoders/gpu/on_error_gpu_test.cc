@@ -1,0 +1,114 @@
+// on_error with the decoder on the GPU (decoders.image, device gpu: nvJPEG with its CPU fallback),
+// eager and with graph capture of the GPU op after it: `skip` keeps every batch full with labels
+// aligned to the decoded images (each image within the GPU tolerance of the CPU decode of the file
+// its sources name) and the counters list exactly the damaged files; `error` stops naming the file
+// and its reader index — truncation and broken structure are found on the host in Setup, before
+// nvJPEG's hardware engines (which may not report truncation) see the file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "core/cuda/stream.h"
+#include "core/error.h"
+#include "core/pipeline/pipeline.h"
+#include "core/tensor/copy.h"
+#include "tests/operators/decoders/on_error_fixture.h"
+#include "tests/util/gpu_test.h"
+
+namespace conveyor::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Yaml(const std::string& root, const std::string& decoder, const std::string& on_error, int batch,
+                 bool shuffle, bool capture) {
+  return "pipeline: {name: on_error_gpu, batch_size: " + std::to_string(batch) +
+         ", device: gpu, num_threads: 4, prefetch_depth: 2, seed: 5, graph_capture: " +
+         (capture ? "true" : "false") + "}\nops:\n"
+         "  - {op: readers.file, name: reader, args: {file_root: \"" + root + "\", random_shuffle: " +
+         (shuffle ? "true" : "false") + "}, outputs: [jpegs, labels]}\n"
+         "  - {op: " + decoder + ", name: decode, device: gpu, inputs: [jpegs], args: {output_type: RGB, on_error: " +
+         on_error + "}, outputs: [images]}\n"
+         "  - {op: flip, name: flip, device: gpu, inputs: [images], args: {horizontal: 0}, outputs: [same]}\n"
+         "outputs: [images, same, labels]\n";
+}
+
+TensorListCPU ToHost(const TensorListGPU& gpu) {
+  cuda::Stream stream = cuda::Stream::Create();
+  TensorListCPU host;
+  CopyAsync(host, gpu, stream.view());
+  stream.Synchronize();
+  return host;
+}
+
+TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
+  CONVEYOR_REQUIRE_GPU();
+  const OnErrorDataset ds = MakeOnErrorDataset(
+      40, {{5, Damage::kTruncatedJpeg}, {17, Damage::kFlippedJpegMarker}, {29, Damage::kFlippedPngByte}}, "on_error_gpu");
+  for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
+    for (bool capture : {false, true}) {
+      SCOPED_TRACE(decoder + (capture ? " captured" : " eager"));
+      constexpr int kBatch = 8, kIterations = 14;  // three epochs of 37 good files and one more
+      Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", kBatch, /*shuffle=*/true, capture));
+      p.Build();
+      std::multiset<std::string> seen;
+      for (int k = 0; k < kIterations; ++k) {
+        PipelineOutputs out = p.Outputs();
+        const TensorListGPU& images = out.Gpu(out.Index("images"));
+        // flip with horizontal: 0 copies: a GPU op after the decoder carries the sources too,
+        // in a captured segment as well.
+        EXPECT_EQ(out.Gpu(out.Index("same")).sources(), images.sources());
+        const TensorListCPU host = ToHost(images);
+        ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, host, images.sources(), out.Cpu(out.Index("labels")), kBatch,
+                                           decoder != "decoders.image", /*gpu=*/true, &seen))
+            << "iteration " << k;
+        out.Release();
+        p.Run();
+      }
+      for (const auto& [name, label] : ds.label) {
+        if (!ds.bad.count(name)) EXPECT_GE(seen.count(name), 3u) << name;
+      }
+      const ExecutorCounters c = p.counters();
+      std::set<std::string> listed;
+      for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+        ASSERT_EQ(ds.bad.count(FileName(f.file)), 1u) << f.file << " was skipped: " << f.reason;
+        EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
+        listed.insert(FileName(f.file));
+      }
+      EXPECT_EQ(listed, ds.BadNames());
+      EXPECT_GE(c.skipped_samples, 9);
+    }
+  }
+}
+
+// Damage the host-side checks find (not kMarkerInEntropy: its sound structure leaves it to the
+// decoder, and nvJPEG's engines may decode it without an error).
+TEST(OnErrorGpu, ErrorStopsNamingTheFileAndReaderIndex) {
+  CONVEYOR_REQUIRE_GPU();
+  const std::pair<int, Damage> cases[] = {{5, Damage::kTruncatedJpeg}, {5, Damage::kFlippedJpegMarker},
+                                          {4, Damage::kFlippedPngByte}, {4, Damage::kTruncatedPng},
+                                          {5, Damage::kNotAnImage}};
+  for (const auto& [at, damage] : cases) {
+    const OnErrorDataset ds = MakeOnErrorDataset(10, {{at, damage}}, "on_error_gpu_error");
+    const std::string bad = *ds.BadNames().begin();
+    for (bool capture : {false, true}) {
+      SCOPED_TRACE(bad + " " + ReasonOf(damage) + (capture ? " captured" : " eager"));
+      Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "error", 10, false, capture));
+      p.Build();
+      std::string message;
+      try {
+        PipelineOutputs out = p.Outputs();
+      } catch (const Error& e) {
+        message = e.what();
+      }
+      EXPECT_THAT(message, HasSubstr("node \"decode\" (op \"decoders.image\")"));
+      EXPECT_THAT(message, HasSubstr("(file \"" + ds.Path(bad) + "\", reader index "));
+      EXPECT_THAT(message, HasSubstr(ReasonOf(damage)));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace conveyor::testing
