@@ -47,6 +47,7 @@ struct TrainOptions {
   bool pad = true;
   bool capture = false;
   std::string crop_size = "[16, 12]";
+  std::string decode_args = "{}";  // e.g. "{on_error: skip}"
 };
 
 // readers.file (shuffled, sharded) → decoders.image → random_resized_crop → flip by coin_flip;
@@ -62,7 +63,7 @@ inline std::string TrainYaml(const TrainOptions& o) {
          "\", random_shuffle: true, shard_id: " + std::to_string(o.shard) + ", num_shards: " +
          std::to_string(o.shards) + ", pad_last_batch: " + (o.pad ? "true" : "false") + "}}\n"
          "  - {op: decoders.image, name: decode, device: " + (dev == "cpu" ? "cpu" : "gpu") +
-         ", inputs: [jpegs], outputs: [decoded]}\n"
+         ", inputs: [jpegs], outputs: [decoded], args: " + o.decode_args + "}\n"
          "  - {op: random_resized_crop, name: rrc, device: " + dev + ", inputs: [decoded], outputs: [cropped], "
          "args: {size: " + o.crop_size + "}}\n"
          "  - {op: random.coin_flip, name: coin, outputs: [mirror]}\n"

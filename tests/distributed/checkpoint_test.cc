@@ -106,6 +106,27 @@ TEST_F(CheckpointTest, FormatIsVersionedAndSmall) {
   EXPECT_EQ(parsed.states[0].second, "dataset_size=21 shard_id=1 num_shards=3 epoch=1 position=0");
 }
 
+// With on_error: skip the reader replaces damaged files by the next ones of its stream; the checks
+// are deterministic, so a resumed run skips the same files at the same places.
+TEST_F(CheckpointTest, ResumeWithSkippedFiles) {
+  TrainOptions o = Options();
+  o.root = MakeJpegTree(3, 7);
+  for (const char* name : {"/class0/img2.jpg", "/class1/img5.jpg", "/class2/img0.jpg"}) {
+    testimages::WriteFile(o.root + name, testimages::Truncate(testimages::MakePhotoJpeg(3, 40, 30), 0.4));
+  }
+  o.decode_args = "{on_error: skip}";
+  o.pad = false;
+  const std::string yaml = TrainYaml(o);
+  const std::vector<IterationBytes> whole = RunFor(yaml, kIterations);
+  for (int k : {1, 3, 4}) {
+    std::string checkpoint;
+    std::vector<IterationBytes> got = RunFor(yaml, k, "", &checkpoint);
+    const std::vector<IterationBytes> rest = RunFor(yaml, kIterations - k, checkpoint);
+    got.insert(got.end(), rest.begin(), rest.end());
+    EXPECT_TRUE(got == whole) << "checkpoint after " << k;
+  }
+}
+
 void ExpectRefused(const std::string& yaml, const std::string& checkpoint, const std::string& message) {
   Pipeline p = Pipeline::FromYaml(yaml);
   p.ResumeFrom(checkpoint);
