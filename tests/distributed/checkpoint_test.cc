@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "core/error.h"
@@ -90,6 +91,34 @@ TEST_F(CheckpointTest, PrefetchedIterationsAreNotInTheCheckpoint) {
   EXPECT_EQ(Take(p), whole[0]);
   EXPECT_THAT(p.Checkpoint(), HasSubstr("epoch=0 position=4\n"));
   EXPECT_TRUE(RunFor(yaml, 4, at0) == whole);
+}
+
+// Checkpoint() takes the executor's lock for a copy of a few strings; the stage thread never holds
+// it while operators run. So it returns at once while an iteration is in a slow operator.
+TEST_F(CheckpointTest, CheckpointDoesNotWaitForTheStage) {
+  const std::string yaml =
+      "pipeline: {name: slow, batch_size: 2, device: cpu, prefetch_depth: 2, seed: 3}\n"
+      "ops:\n  - {op: readers.file, name: reader, outputs: [jpegs, labels], args: {file_root: \"" + *root_ +
+      "\", random_shuffle: true}}\n"
+      "  - {op: testing.pattern, name: slow, outputs: [p], args: {sleep_ms: 400}}\n"
+      "outputs: [labels, p]\n";
+  const std::vector<IterationBytes> whole = RunFor(yaml, 3);
+  Pipeline p = Pipeline::FromYaml(yaml);
+  p.Build();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the stage is in iteration 0's sleep
+  const auto start = std::chrono::steady_clock::now();
+  const std::string at0 = p.Checkpoint();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(ms, 200.0) << "Checkpoint() waited for the stage";
+  EXPECT_EQ(p.counters().iterations, 0) << "iteration 0 should still be running";
+  EXPECT_THAT(at0, HasSubstr("\niteration 0\n"));
+  EXPECT_THAT(at0, HasSubstr("epoch=0 position=0\n"));
+  EXPECT_EQ(Take(p), whole[0]);
+  const std::string at1 = p.Checkpoint();  // iteration 1 is running (or about to)
+  EXPECT_THAT(at1, HasSubstr("\niteration 1\n"));
+  EXPECT_THAT(at1, HasSubstr("epoch=0 position=2\n"));
+  const std::vector<IterationBytes> rest = RunFor(yaml, 2, at1);
+  EXPECT_TRUE(rest[0] == whole[1] && rest[1] == whole[2]);
 }
 
 TEST_F(CheckpointTest, FormatIsVersionedAndSmall) {
