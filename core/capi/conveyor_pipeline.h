@@ -76,6 +76,17 @@ CONVEYOR_API conveyor_status_t conveyor_pipeline_run(conveyor_pipeline_t pipelin
  * rules above). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, conveyor_outputs_t* out);
 
+/* One training-loop step in one call (the Python iterator's: one crossing of the C boundary per
+ * batch): conveyor_pipeline_outputs, then for each output i < *count a tensor of the whole batch
+ * in tensors[i] with its conveyor_tensor_info in infos[i] when its samples share one shape (NULL
+ * and a zeroed info when not), then conveyor_pipeline_run. *outputs receives the outputs handle
+ * when some output is not uniform (take its samples with conveyor_outputs_get, then release it),
+ * else NULL. `capacity`: the length of tensors and infos; CONVEYOR_ERROR_INVALID_ARGUMENT when the
+ * pipeline has more outputs (nothing is consumed then). On any error no tensor is handed out. */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_next(conveyor_pipeline_t pipeline, int32_t capacity,
+                                                      conveyor_tensor_t* tensors, conveyor_tensor_info_t* infos,
+                                                      int32_t* count, conveyor_outputs_t* outputs);
+
 /* The samples one epoch of the reader node `reader` delivers (its shard; padded to whole batches
  * with pad_last_batch): batches per epoch = ceil(*out / batch_size). CONVEYOR_ERROR_INVALID_ARGUMENT
  * before build, for an unknown node, or a node that is not a reader. */

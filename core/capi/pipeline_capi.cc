@@ -394,6 +394,63 @@ conveyor_status_t conveyor_pipeline_outputs(conveyor_pipeline_t pipeline, convey
   });
 }
 
+conveyor_status_t conveyor_pipeline_next(conveyor_pipeline_t pipeline, int32_t capacity, conveyor_tensor_t* tensors,
+                                        conveyor_tensor_info_t* infos, int32_t* count, conveyor_outputs_t* outputs) {
+  int32_t n = 0;
+  conveyor_status_t status = Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(count, "count");
+    *Require(outputs, "outputs") = nullptr;
+    n = static_cast<int32_t>(pipeline->pipeline.output_names().size());
+    if (capacity < n) {
+      throw InvalidArgument("capacity: expected at least the pipeline's " + std::to_string(n) + " outputs, got " +
+                            std::to_string(capacity));
+    }
+    if (n > 0) {
+      Require(tensors, "tensors");
+      Require(infos, "infos");
+    }
+  });
+  if (status != CONVEYOR_OK) return status;
+  // The steps are the public calls themselves, so errors carry the message of the step that failed.
+  conveyor_outputs_t handle = nullptr;
+  status = conveyor_pipeline_outputs(pipeline, &handle);
+  if (status != CONVEYOR_OK) return status;
+  bool all_uniform = true;
+  int32_t made = 0;
+  for (int32_t i = 0; i < n && status == CONVEYOR_OK; ++i) {
+    tensors[i] = nullptr;
+    infos[i] = conveyor_tensor_info_t{};
+    int32_t uniform = 0;
+    status = conveyor_outputs_is_uniform(handle, i, &uniform);
+    if (status != CONVEYOR_OK) break;
+    if (!uniform) {
+      all_uniform = false;
+      continue;
+    }
+    status = conveyor_outputs_get(handle, i, -1, &tensors[i]);
+    if (status != CONVEYOR_OK) break;
+    made = i + 1;
+    status = conveyor_tensor_info(tensors[i], &infos[i]);
+  }
+  if (status == CONVEYOR_OK) status = conveyor_pipeline_run(pipeline);
+  if (status != CONVEYOR_OK) {
+    for (int32_t i = 0; i < made; ++i) {
+      conveyor_tensor_release(tensors[i]);
+      tensors[i] = nullptr;
+    }
+    conveyor_outputs_release(handle);
+    return status;
+  }
+  *count = n;
+  if (all_uniform) {
+    conveyor_outputs_release(handle);
+  } else {
+    *outputs = handle;
+  }
+  return CONVEYOR_OK;
+}
+
 conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline, int32_t* out) {
   return Guard(__func__, [&] {
     *Require(out, "out") = static_cast<int32_t>(Require(pipeline, "pipeline")->external_sources.size());

@@ -147,6 +147,8 @@ _SIGNATURES = {
     "conveyor_outputs_get": (_STATUS, [_P, _I32, _I32, ctypes.POINTER(_P)]),
     "conveyor_outputs_wait": (_STATUS, [_P, _I64]),
     "conveyor_outputs_release": (None, [_P]),
+    "conveyor_pipeline_next": (_STATUS, [_P, _I32, ctypes.POINTER(_P), ctypes.POINTER(TensorInfo),
+                                         ctypes.POINTER(_I32), ctypes.POINTER(_P)]),
 }
 
 

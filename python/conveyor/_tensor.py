@@ -25,6 +25,14 @@ class Stream:
     def synchronize(self):
         check(lib.conveyor_stream_synchronize(self._ptr))
 
+    @classmethod
+    def _adopt(cls, ptr, info):
+        """A tensor of handle `ptr` whose conveyor_tensor_info is already known (no C call)."""
+        t = cls.__new__(cls)
+        t._ptr = ptr
+        t._info = info
+        return t
+
     def __del__(self):
         ptr, self._ptr = getattr(self, "_ptr", None), None
         if ptr and lib is not None:
@@ -79,6 +87,14 @@ class Tensor:
         info = _lib.TensorInfo()
         check(lib.conveyor_tensor_info(ptr, ctypes.byref(info)))
         self._info = info
+
+    @classmethod
+    def _adopt(cls, ptr, info):
+        """A tensor of handle `ptr` whose conveyor_tensor_info is already known (no C call)."""
+        t = cls.__new__(cls)
+        t._ptr = ptr
+        t._info = info
+        return t
 
     def __del__(self):
         ptr, self._ptr = getattr(self, "_ptr", None), None

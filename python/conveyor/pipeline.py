@@ -189,6 +189,37 @@ class Pipeline:
         return self
 
     def __next__(self):
-        batch = self.outputs()
-        self.run()
+        # One C call per batch (conveyor_pipeline_next: outputs, the batch tensors and their info,
+        # run); the output names come from the first batch, which takes the general path.
+        names = getattr(self, "_names", None)
+        if names is None:
+            batch = self.outputs()
+            self.run()
+            self._names = list(batch)
+            n = len(self._names)
+            self._next_args = ((ctypes.c_void_p * n)(), (_lib.TensorInfo * n)(), ctypes.c_int32(),
+                               ctypes.c_void_p())
+            return batch
+        tensors, infos, count, handle = self._next_args
+        check(lib.conveyor_pipeline_next(self._handle(), len(names), tensors, infos, ctypes.byref(count),
+                                         ctypes.byref(handle)))
+        batch = {}  # in output order (the torch Loader's output_map is positional)
+        try:
+            for i, name in enumerate(names):
+                if tensors[i]:
+                    batch[name] = Tensor._adopt(tensors[i], _lib.TensorInfo.from_buffer_copy(infos[i]))
+                    tensors[i] = None
+                else:
+                    # This output's samples differ in shape: per-sample tensors, as outputs() gives them.
+                    n = ctypes.c_int32()
+                    check(lib.conveyor_outputs_num_samples(handle, i, ctypes.byref(n)))
+                    batch[name] = [self._get(handle, i, s) for s in range(n.value)]
+        finally:
+            for i in range(len(names)):  # handles not adopted because of an error above
+                if tensors[i]:
+                    lib.conveyor_tensor_release(tensors[i])
+                    tensors[i] = None
+            if handle:
+                lib.conveyor_outputs_release(handle)
+                handle.value = None
         return batch

@@ -152,6 +152,60 @@ TEST(CApiPipeline, RandomPipelineIteratesWithUniformBatchesAndSamples) {
   }
 }
 
+// conveyor_pipeline_next gives what outputs + get + info + run give, in one call: two pipelines
+// with the same seed, one iterated each way, yield the same values; a non-uniform output comes
+// back through the outputs handle; too small a capacity consumes nothing.
+TEST(CApiPipeline, NextEqualsOutputsGetAndRun) {
+  PipelineHandle a = FromString(Yaml(kRandomOps, "noise, quantized"));
+  PipelineHandle b = FromString(Yaml(kRandomOps, "noise, quantized"));
+  ASSERT_EQ(conveyor_pipeline_build(a.h), CONVEYOR_OK);
+  ASSERT_EQ(conveyor_pipeline_build(b.h), CONVEYOR_OK);
+  conveyor_tensor_t tensors[2] = {nullptr, nullptr};
+  conveyor_tensor_info_t infos[2];
+  int32_t count = -1;
+  conveyor_outputs_t rest = nullptr;
+  EXPECT_EQ(conveyor_pipeline_next(a.h, 1, tensors, infos, &count, &rest), CONVEYOR_ERROR_INVALID_ARGUMENT);
+  EXPECT_THAT(conveyor_last_error(), HasSubstr("capacity: expected at least the pipeline's 2 outputs, got 1"));
+  for (int64_t k = 0; k < 5; ++k) {
+    ASSERT_EQ(conveyor_pipeline_next(a.h, 2, tensors, infos, &count, &rest), CONVEYOR_OK) << conveyor_last_error();
+    ASSERT_EQ(count, 2);
+    EXPECT_EQ(rest, nullptr) << "every output is uniform";
+    TensorHandle noise, quantized;
+    noise.h = tensors[0];
+    quantized.h = tensors[1];
+    ASSERT_NE(noise.h, nullptr);
+    EXPECT_EQ(infos[0].ndim, 3);
+    EXPECT_EQ(infos[0].shape[0], 4);
+    EXPECT_EQ(infos[1].dtype, CONVEYOR_DTYPE_INT32);
+    EXPECT_EQ(infos[0].data, Info(noise.h).data);
+
+    OutputsHandle o;
+    ASSERT_EQ(conveyor_pipeline_outputs(b.h, &o.h), CONVEYOR_OK) << conveyor_last_error();
+    TensorHandle want = Get(o.h, 0, -1);
+    EXPECT_EQ(Floats(noise.h), Floats(want.h)) << "iteration " << k;
+    conveyor_outputs_release(o.h);
+    o.h = nullptr;
+    ASSERT_EQ(conveyor_pipeline_run(b.h), CONVEYOR_OK);
+  }
+  // Per-sample shapes differ: the tensor is NULL and the handle carries the samples.
+  PipelineHandle fed = FromString(Yaml(kExternalOps, "y", 2, 2));
+  ASSERT_EQ(conveyor_pipeline_build(fed.h), CONVEYOR_OK);
+  TensorHandle s0 = HostTensor({2}, {1.f, 2.f}), s1 = HostTensor({3}, {3.f, 4.f, 5.f});
+  for (int k = 0; k < 3; ++k) {
+    conveyor_tensor_t pair[2] = {s0.h, s1.h};
+    ASSERT_EQ(conveyor_pipeline_feed_samples(fed.h, "src", pair, 2), CONVEYOR_OK) << conveyor_last_error();
+  }
+  ASSERT_EQ(conveyor_pipeline_run(fed.h), CONVEYOR_OK) << conveyor_last_error();  // fed pipelines run on demand
+  conveyor_tensor_t one[1] = {nullptr};
+  conveyor_tensor_info_t one_info[1];
+  ASSERT_EQ(conveyor_pipeline_next(fed.h, 1, one, one_info, &count, &rest), CONVEYOR_OK) << conveyor_last_error();
+  EXPECT_EQ(one[0], nullptr);
+  ASSERT_NE(rest, nullptr);
+  OutputsHandle held;
+  held.h = rest;
+  EXPECT_EQ(Floats(Get(held.h, 0, 1).h), (std::vector<float>{3.f, 4.f, 5.f}));
+}
+
 TEST(CApiPipeline, SameSeedSameValuesAndDLPackExportIsZeroCopy) {
   PipelineHandle a = FromString(Yaml(kRandomOps, "noise"));
   PipelineHandle b = FromString(Yaml(kRandomOps, "noise"));
