@@ -172,9 +172,9 @@ TEST(DecodePipelineGpu, EqualsTheCpuPipelineEpochAfterEpochCapturedOnlyWhileCapa
 }
 
 // A file that is not an image fails the iteration whose batch holds it. The message names the
-// pipeline, iteration, node and sample index; the decoders cannot name the file yet (the reader's
-// SourcesOf is not reachable from an operator), so the test finds the file's iteration and sample
-// with a reader-only pipeline over the same folder and checks the message points there.
+// pipeline, iteration, node, sample index and the file (the reader's per-sample sources); the test
+// finds the file's iteration and sample with a reader-only pipeline over the same folder and
+// checks the message points there.
 TEST(DecodePipelineGpu, CorruptFileFailsItsIterationNamingNodeAndSample) {
   CONVEYOR_REQUIRE_GPU();
   const std::string root = MakeFolder(9, 2);
@@ -226,7 +226,8 @@ TEST(DecodePipelineGpu, CorruptFileFailsItsIterationNamingNodeAndSample) {
     EXPECT_THAT(error, HasSubstr("pipeline \"decode_gpu\": iteration " + std::to_string(bad_iteration) +
                                  ": node \"dec\" (op \"decoders.image\")"));
     EXPECT_THAT(error, HasSubstr("op \"decoders.image\" (dec): sample " + std::to_string(bad_sample) + " of " +
-                                 std::to_string(kB) + ": not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)"));
+                                 std::to_string(kB) + " (file \"" + root + "/dogs/img05b.jpg\", reader index "));
+    EXPECT_THAT(error, HasSubstr("): not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)"));
   }
 }
 
