@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/*_fuzz.cc) with clang++-14 and ASan + UBSan, outside Bazel
+# (the Bazel toolchain is gcc, which has no libFuzzer coverage instrumentation).
+#
+# | input                 | where it comes from                                                     |
+# |-----------------------|-------------------------------------------------------------------------|
+# | library sources (.cc) | `bazel query` of the fuzzed libraries' deps, compiled here, instrumented |
+# | CUDA kernels (.cu)    | the cuda_library archives Bazel builds (nvcc, not instrumented: never   |
+# |                       | run here, linked so the operators' static registrations resolve)        |
+# | output                | $FUZZ_BUILD_DIR (default /tmp/conveyor-fuzz): <target> binaries          |
+#
+# Incremental: an object is rebuilt when its source is newer (headers are not tracked: `FUZZ_CLEAN=1`
+# rebuilds everything). Usage: fuzz/build.sh [TARGET...]   (default: every fuzz/*_fuzz.cc)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BAZEL=${BAZEL:-bazel}
+CXX=${FUZZ_CXX:-clang++-14}
+OUT=${FUZZ_BUILD_DIR:-/tmp/conveyor-fuzz}
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+[ "${FUZZ_CLEAN:-0}" = 1 ] && rm -rf "$OUT"
+mkdir -p "$OUT/obj"
+SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
+FLAGS=(-std=c++20 -I. -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
+LIBS=(//operators:all_operators //core/pipeline:spec //core/interop)
+
+# Sources of everything the targets link, minus headers; .cu files come as Bazel-built archives.
+mapfile -t labels < <($BAZEL query --noshow_progress \
+    "kind('source file', deps($(echo "${LIBS[*]}" | sed 's/ / + /g')))" 2>/dev/null |
+    grep -v '^@' | grep -E '\.(cc|cu)$')
+srcs=() cu_targets=()
+for l in "${labels[@]}"; do
+  p=${l#//}; p=${p/://}
+  if [[ $p == *.cu ]]; then cu_targets+=("$l"); else srcs+=("$p"); fi
+done
+# A .cu file is the one source of a cuda_library named after it (foo_gpu.cu -> :foo_gpu).
+archives=()
+if [ ${#cu_targets[@]} -gt 0 ]; then
+  rules=("${cu_targets[@]%.cu}")
+  $BAZEL build --noshow_progress "${rules[@]}" 2>&1 | grep -vE '^(INFO|Loading|Analyzing|Target|  bazel-bin)' || true
+  bin=$($BAZEL info bazel-bin 2>/dev/null)
+  for r in "${rules[@]}"; do p=${r#//}; archives+=("$bin/${p%%:*}/lib${p##*:}.a"); done
+fi
+
+export CXX FLAGS_STR="${FLAGS[*]} ${SAN[*]}"
+objs=()
+jobs=()
+for s in "${srcs[@]}"; do
+  o="$OUT/obj/${s//\//_}.o"; objs+=("$o"); jobs+=("$s" "$o")
+done
+printf '%s\0%s\0' "${jobs[@]}" |
+  xargs -0 -n2 -P"${FUZZ_JOBS:-2}" bash -c 'if [ ! -f "$2" ] || [ "$1" -nt "$2" ]; then echo "  CXX $1"; $CXX $FLAGS_STR -fsanitize=fuzzer-no-link -c "$1" -o "$2"; fi' _
+
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=($(ls fuzz/*_fuzz.cc | xargs -n1 basename | sed 's/\.cc$//'))
+for t in "${targets[@]}"; do
+  echo "  LINK $t"
+  $CXX "${FLAGS[@]}" "${SAN[@]}" -fsanitize=fuzzer "fuzz/$t.cc" "${objs[@]}" \
+      -Wl,--start-group "${archives[@]}" -Wl,--end-group \
+      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ldl -lrt -lpthread \
+      -o "$OUT/$t"
+done
+echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"

@@ -1,0 +1,63 @@
+// libFuzzer target: the JPEG and PNG CPU decode path on arbitrary bytes, as the decoders run it.
+// The structural check (what `on_error: skip` runs on every file) either refuses the bytes with a
+// reason, or they go on to ParseImageInfo and DecodeImageCpu (full image and a crop window, in
+// each output colour), which may still throw conveyor::Error (damaged entropy data), never crash.
+//
+// | input bytes | meaning                                                       |
+// |-------------|---------------------------------------------------------------|
+// | [0]         | output colour (mod 3) and crop corner seed                    |
+// | [1..]       | the encoded file                                              |
+//
+// Images over kMaxPixels are skipped after the header parse: the decoder allocates what the
+// header says (a 65535 x 65535 header alone asks for 12 GiB), which is no bug but would stop
+// the fuzzer on its memory limit.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "operators/decoders/decode_cpu.h"
+#include "operators/decoders/image_check.h"
+#include "operators/decoders/image_info.h"
+
+namespace {
+constexpr int64_t kMaxPixels = 4096 * 4096;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace conveyor::ops;
+  if (size < 1) return 0;
+  const uint8_t control = data[0];
+  ++data;
+  --size;
+  const std::string reason = CheckEncodedImage(data, size);
+  if (!reason.empty()) return 0;  // on_error: skip drops it here; error reports `reason`
+  try {
+    const ImageInfo info = ParseImageInfo(data, size);
+    if (info.height <= 0 || info.width <= 0) __builtin_trap();  // the check passed it
+    if (info.height * info.width > kMaxPixels) return 0;
+    const OutputColor color = static_cast<OutputColor>(control % 3);
+    const int channels = OutputChannels(color);
+    std::vector<uint8_t> out(static_cast<size_t>(info.height * info.width * channels));
+    DecodeImageCpu(data, size, info, color, FullWindow(info), out.data());
+    // A crop window inside the image, corner and size from the control byte.
+    CropWindow w;
+    w.y = (control >> 2) % info.height;
+    w.x = (control >> 4) % info.width;
+    w.h = 1 + (info.height - w.y - 1) / (1 + (control & 3));
+    w.w = 1 + (info.width - w.x - 1) / (1 + ((control >> 6) & 3));
+    std::vector<uint8_t> crop(static_cast<size_t>(w.h * w.w * channels));
+    DecodeImageCpu(data, size, info, color, w, crop.data());
+    // PNG: the crop is the same pixels as the full decode. (JPEG crops may differ at the window's
+    // left edge: fancy upsampling there sees the iMCU boundary, not the pixels beyond it.)
+    if (info.format == ImageFormat::kPng) for (int64_t y = 0; y < w.h; ++y) {
+      const uint8_t* full_row = out.data() + ((w.y + y) * info.width + w.x) * channels;
+      const uint8_t* crop_row = crop.data() + y * w.w * channels;
+      for (int64_t i = 0; i < w.w * channels; ++i) {
+        if (full_row[i] != crop_row[i]) __builtin_trap();
+      }
+    }
+  } catch (const conveyor::Error&) {
+  }
+  return 0;
+}
