@@ -83,7 +83,7 @@ void ExecutorState::StageCopies(Slot& slot) {
     const TensorListCPU& src = slot.cpu_out[p][o];
     const bool grew = Place(slot.staged[j], src.shapes(), src.dtype(), MemoryKind::kDevice, stream);
     slot.staged[j].set_layout(src.layout());
-    slot.staged[j].set_sources(src.sources());
+    slot.staged[j].set_shared_sources(src.shared_sources());
     // Small edges read only by one captured segment are copied by that segment's graph, on
     // the compute stream (RunCaptured): no copy-stream call, no event hop.
     const bool in_graph =

@@ -106,15 +106,15 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
 void CarrySources(Workspace& ws) {
   if (ws.num_inputs() == 0) return;
   const bool gpu = ws.InputIsGpu(0);
-  const std::vector<SampleSource>& sources = gpu ? ws.InputGpu(0).sources() : ws.InputCpu(0).sources();
-  const size_t n = static_cast<size_t>(gpu ? ws.InputGpu(0).num_samples() : ws.InputCpu(0).num_samples());
+  const auto& sources = gpu ? ws.InputGpu(0).shared_sources() : ws.InputCpu(0).shared_sources();
+  const int n = gpu ? ws.InputGpu(0).num_samples() : ws.InputCpu(0).num_samples();
   for (int o = 0; o < ws.num_outputs(); ++o) {
     if (ws.OutputIsGpu(o)) {
       TensorListGPU& out = ws.OutputGpu(o);
-      out.set_sources(static_cast<size_t>(out.num_samples()) == n ? sources : std::vector<SampleSource>{});
+      out.set_shared_sources(out.num_samples() == n ? sources : nullptr);
     } else {
       TensorListCPU& out = ws.OutputCpu(o);
-      out.set_sources(static_cast<size_t>(out.num_samples()) == n ? sources : std::vector<SampleSource>{});
+      out.set_shared_sources(out.num_samples() == n ? sources : nullptr);
     }
   }
 }

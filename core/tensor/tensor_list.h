@@ -69,13 +69,23 @@ class TensorList : public ReadyEvent {
   }
 
   // Per-sample sources: empty (unknown) or one per sample. Metadata only: Resize and SetBuffer
-  // keep it; whoever fills the list sets it (readers) or the executor carries it.
-  const std::vector<SampleSource>& sources() const { return sources_; }
-  void set_sources(std::vector<SampleSource> sources) { sources_ = std::move(sources); }
+  // keep it; whoever fills the list sets it (readers) or the executor carries it. Shared and
+  // immutable once set, so carrying it from list to list (every node, every iteration) copies a
+  // pointer, and a list of an older iteration keeps its own.
+  const std::vector<SampleSource>& sources() const {
+    static const std::vector<SampleSource> kNone;
+    return sources_ ? *sources_ : kNone;
+  }
+  void set_sources(std::vector<SampleSource> sources) {
+    sources_ = std::make_shared<const std::vector<SampleSource>>(std::move(sources));
+  }
+  const std::shared_ptr<const std::vector<SampleSource>>& shared_sources() const { return sources_; }
+  void set_shared_sources(std::shared_ptr<const std::vector<SampleSource>> sources) { sources_ = std::move(sources); }
   // Null when sample i's source is unknown.
   const SampleSource* source(int i) const {
-    return i >= 0 && static_cast<size_t>(i) < sources_.size() && !sources_[static_cast<size_t>(i)].file.empty()
-               ? &sources_[static_cast<size_t>(i)]
+    const std::vector<SampleSource>& all = sources();
+    return i >= 0 && static_cast<size_t>(i) < all.size() && !all[static_cast<size_t>(i)].file.empty()
+               ? &all[static_cast<size_t>(i)]
                : nullptr;
   }
 
@@ -120,7 +130,7 @@ class TensorList : public ReadyEvent {
   size_t total_bytes_ = 0;
   DType dtype_ = DType::kUInt8;
   Layout layout_;
-  std::vector<SampleSource> sources_;
+  std::shared_ptr<const std::vector<SampleSource>> sources_;
 };
 
 using TensorListCPU = TensorList<CPUBackend>;

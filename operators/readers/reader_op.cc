@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include "core/error.h"
 
@@ -263,7 +264,9 @@ void ReaderOp::RestoreCheckpoint(const std::string& state) {
 }
 
 void ReaderOp::RunCpu(Workspace& ws) {
-  for (int o = 0; o < ws.num_outputs(); ++o) ws.OutputCpu(o).set_sources(batch_sources_);
+  // One shared list per iteration: older iterations' outputs keep theirs.
+  auto sources = std::make_shared<const std::vector<SampleSource>>(std::move(batch_sources_));
+  for (int o = 0; o < ws.num_outputs(); ++o) ws.OutputCpu(o).set_shared_sources(sources);
   ws.ParallelFor(static_cast<int64_t>(files_.size()), 4, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) ReadSample(ws, static_cast<int>(i), files_[static_cast<size_t>(i)]);
   });
