@@ -63,7 +63,8 @@ std::string CheckJpeg(const uint8_t* data, size_t size) {
     }
     if (pos + 2 > size) return truncated + ", inside segment FF " + Hex2(m) + At(marker_at);
     const size_t length = (size_t{data[pos]} << 8) | data[pos + 1];
-    if (length < 2) return "corrupt JPEG data: segment FF " + Hex2(m) + At(marker_at) + " has length " + std::to_string(length);
+    if (length < 2)
+      return "corrupt JPEG data: segment FF " + Hex2(m) + At(marker_at) + " has length " + std::to_string(length);
     if (pos + length > size) {
       return truncated + ", inside segment FF " + Hex2(m) + At(marker_at) + " of " + std::to_string(length) + " bytes";
     }
@@ -71,7 +72,8 @@ std::string CheckJpeg(const uint8_t* data, size_t size) {
     if (m == 0xDA) {
       scan = true;
       pos = EndOfScan(data, size, pos);
-      if (pos >= size) return truncated + ", inside the scan data that starts" + At(marker_at) + " (no end-of-image marker FF D9)";
+      if (pos >= size)
+        return truncated + ", inside the scan data that starts" + At(marker_at) + " (no end-of-image marker FF D9)";
     }
   }
 }

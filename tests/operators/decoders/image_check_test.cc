@@ -1,20 +1,21 @@
 // CheckEncodedImage (image_check.h) on the test-image library: every good file passes; a file cut
 // at any point is found; any single flipped byte of a PNG is found (CRC); broken JPEG markers are
 // found; damage that keeps the JPEG structure passes (the decoder's to find).
+#include "operators/decoders/image_check.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "operators/decoders/image_check.h"
 #include "tools/testimages/test_images.h"
 
 namespace conveyor::ops {
 namespace {
 
-using ::testing::HasSubstr;
 using testimages::TestFile;
+using ::testing::HasSubstr;
 
 std::string Check(const std::vector<uint8_t>& b) { return CheckEncodedImage(b.data(), b.size()); }
 
@@ -55,8 +56,7 @@ TEST(ImageCheck, EveryTruncationIsFound) {
     const std::vector<uint8_t> last(f.bytes.begin(), f.bytes.end() - 1);
     EXPECT_NE(Check(last), "") << f.name << " without its last byte";
   }
-  EXPECT_THAT(Check(Bytes("broken_jpeg_truncated.jpg")),
-              HasSubstr("truncated JPEG data: the file ends after "));
+  EXPECT_THAT(Check(Bytes("broken_jpeg_truncated.jpg")), HasSubstr("truncated JPEG data: the file ends after "));
   EXPECT_THAT(Check(Bytes("broken_jpeg_truncated.jpg")), HasSubstr("(no end-of-image marker FF D9)"));
   EXPECT_THAT(Check(Bytes("broken_jpeg_progressive_truncated.jpg")), HasSubstr("truncated JPEG data"));
   EXPECT_THAT(Check(Bytes("broken_png_truncated.png")), HasSubstr("truncated PNG data: the file ends after "));
@@ -74,7 +74,8 @@ TEST(ImageCheck, AnyFlippedPngByteIsFound) {
     }
   }
   EXPECT_EQ(pngs, 3);
-  EXPECT_THAT(Check(Bytes("broken_png_corrupt_idat.png")), HasSubstr("corrupt PNG data: CRC mismatch in chunk \"IDAT\""));
+  EXPECT_THAT(Check(Bytes("broken_png_corrupt_idat.png")),
+              HasSubstr("corrupt PNG data: CRC mismatch in chunk \"IDAT\""));
 }
 
 TEST(ImageCheck, BrokenJpegStructureIsFound) {
@@ -95,7 +96,8 @@ TEST(ImageCheck, BrokenJpegStructureIsFound) {
   ASSERT_GT(sos, 0u);
   std::vector<uint8_t> b = jpeg;
   b[sos + 2] = 0x00, b[sos + 3] = 0x01;
-  EXPECT_THAT(Check(b), HasSubstr("corrupt JPEG data: segment FF DA at offset " + std::to_string(sos) + " has length 1"));
+  EXPECT_THAT(Check(b),
+              HasSubstr("corrupt JPEG data: segment FF DA at offset " + std::to_string(sos) + " has length 1"));
   b = jpeg;
   b[sos + 1] = 0xD9;
   EXPECT_THAT(Check(b), HasSubstr("corrupt JPEG data: end of image (FF D9) at offset " + std::to_string(sos) +

@@ -25,23 +25,29 @@
 namespace conveyor::testing {
 
 enum class Damage {
-  kTruncatedJpeg,     // the first 60% of a JPEG
-  kFlippedJpegMarker, // the SOS marker's second byte XOR 0x5A (FF DA -> FF 80)
-  kFlippedPngByte,    // one byte in the middle of the first IDAT chunk XOR 0x5A
-  kTruncatedPng,      // the first half of a PNG
-  kNotAnImage,        // HTML named .jpg
-  kMarkerInEntropy,   // fill bytes + RST inside the scan: sound structure, libjpeg finds it
+  kTruncatedJpeg,      // the first 60% of a JPEG
+  kFlippedJpegMarker,  // the SOS marker's second byte XOR 0x5A (FF DA -> FF 80)
+  kFlippedPngByte,     // one byte in the middle of the first IDAT chunk XOR 0x5A
+  kTruncatedPng,       // the first half of a PNG
+  kNotAnImage,         // HTML named .jpg
+  kMarkerInEntropy,    // fill bytes + RST inside the scan: sound structure, libjpeg finds it
 };
 
 // What the error or skip reason of each damage says.
 inline std::string ReasonOf(Damage d) {
   switch (d) {
-    case Damage::kTruncatedJpeg: return "truncated JPEG data: the file ends after ";
-    case Damage::kFlippedJpegMarker: return "corrupt JPEG data: FF 80 at offset ";
-    case Damage::kFlippedPngByte: return "corrupt PNG data: CRC mismatch in chunk \"IDAT\"";
-    case Damage::kTruncatedPng: return "truncated PNG data: the file ends after ";
-    case Damage::kNotAnImage: return "not a JPEG or PNG (starts with 3C 68 74 6D";
-    case Damage::kMarkerInEntropy: return "corrupt JPEG data (libjpeg: Corrupt JPEG data: ";
+    case Damage::kTruncatedJpeg:
+      return "truncated JPEG data: the file ends after ";
+    case Damage::kFlippedJpegMarker:
+      return "corrupt JPEG data: FF 80 at offset ";
+    case Damage::kFlippedPngByte:
+      return "corrupt PNG data: CRC mismatch in chunk \"IDAT\"";
+    case Damage::kTruncatedPng:
+      return "truncated PNG data: the file ends after ";
+    case Damage::kNotAnImage:
+      return "not a JPEG or PNG (starts with 3C 68 74 6D";
+    case Damage::kMarkerInEntropy:
+      return "corrupt JPEG data (libjpeg: Corrupt JPEG data: ";
   }
   return "";
 }
@@ -68,12 +74,17 @@ inline std::vector<uint8_t> ApplyDamage(std::vector<uint8_t> b, Damage d) {
     return size_t{0};
   };
   switch (d) {
-    case Damage::kTruncatedJpeg: return testimages::Truncate(b, 0.6);
-    case Damage::kTruncatedPng: return testimages::Truncate(b, 0.5);
-    case Damage::kFlippedJpegMarker: b[find(0xFF, 0xDA, 2) + 1] ^= 0x5A; return b;
+    case Damage::kTruncatedJpeg:
+      return testimages::Truncate(b, 0.6);
+    case Damage::kTruncatedPng:
+      return testimages::Truncate(b, 0.5);
+    case Damage::kFlippedJpegMarker:
+      b[find(0xFF, 0xDA, 2) + 1] ^= 0x5A;
+      return b;
     case Damage::kFlippedPngByte: {
       const size_t idat = find('I', 'D', 8) - 4;  // chunk start: length, "IDAT", data, CRC
-      const size_t length = (size_t{b[idat]} << 24) | (size_t{b[idat + 1]} << 16) | (size_t{b[idat + 2]} << 8) | b[idat + 3];
+      const size_t length =
+          (size_t{b[idat]} << 24) | (size_t{b[idat + 1]} << 16) | (size_t{b[idat + 2]} << 8) | b[idat + 3];
       b[idat + 8 + length / 2] ^= 0x5A;
       return b;
     }
@@ -81,7 +92,8 @@ inline std::vector<uint8_t> ApplyDamage(std::vector<uint8_t> b, Damage d) {
       const std::string html = "<html><body>not an image</body></html>\n";
       return std::vector<uint8_t>(html.begin(), html.end());
     }
-    case Damage::kMarkerInEntropy: return testimages::MarkerInEntropyData(b, 16);
+    case Damage::kMarkerInEntropy:
+      return testimages::MarkerInEntropyData(b, 16);
   }
   return b;
 }

@@ -24,9 +24,11 @@ std::string Yaml(const std::string& root, const std::string& decoder, const std:
   return "pipeline: {name: on_error, batch_size: " + std::to_string(batch) +
          ", device: cpu, num_threads: 2, prefetch_depth: " + std::to_string(prefetch) +
          ", seed: 5}\nops:\n"
-         "  - {op: readers.file, name: reader, args: {file_root: \"" + root + "\", random_shuffle: " +
-         (shuffle ? "true" : "false") + "}, outputs: [jpegs, labels]}\n"
-         "  - {op: " + decoder + ", name: decode, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
+         "  - {op: readers.file, name: reader, args: {file_root: \"" +
+         root + "\", random_shuffle: " + (shuffle ? "true" : "false") +
+         "}, outputs: [jpegs, labels]}\n"
+         "  - {op: " +
+         decoder + ", name: decode, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
          "}, outputs: [images]}\n"
          "outputs: [images, labels]\n";
 }
@@ -101,9 +103,9 @@ TEST(OnError, TheSameSeedSkipsTheSameWay) {
 }
 
 TEST(OnError, ErrorStopsNamingTheFileAndReaderIndex) {
-  const std::pair<int, Damage> cases[] = {
-      {5, Damage::kTruncatedJpeg}, {5, Damage::kFlippedJpegMarker}, {4, Damage::kFlippedPngByte},
-      {4, Damage::kTruncatedPng},  {5, Damage::kNotAnImage},        {5, Damage::kMarkerInEntropy}};
+  const std::pair<int, Damage> cases[] = {{5, Damage::kTruncatedJpeg},  {5, Damage::kFlippedJpegMarker},
+                                          {4, Damage::kFlippedPngByte}, {4, Damage::kTruncatedPng},
+                                          {5, Damage::kNotAnImage},     {5, Damage::kMarkerInEntropy}};
   for (const auto& [at, damage] : cases) {
     const OnErrorDataset ds = MakeOnErrorDataset(10, {{at, damage}});
     const std::string bad = *ds.BadNames().begin();
@@ -182,9 +184,11 @@ TEST(OnError, FileDeletedAfterBuild) {
 }
 
 TEST(OnError, SkipWithNoGoodFileStopsSayingSo) {
-  const OnErrorDataset ds =
-      MakeOnErrorDataset(5, {{0, Damage::kTruncatedJpeg}, {1, Damage::kNotAnImage}, {2, Damage::kFlippedJpegMarker},
-                             {3, Damage::kTruncatedJpeg}, {4, Damage::kTruncatedPng}});
+  const OnErrorDataset ds = MakeOnErrorDataset(5, {{0, Damage::kTruncatedJpeg},
+                                                   {1, Damage::kNotAnImage},
+                                                   {2, Damage::kFlippedJpegMarker},
+                                                   {3, Damage::kTruncatedJpeg},
+                                                   {4, Damage::kTruncatedPng}});
   Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 2, false));
   p.Build();
   const std::string message = FirstError(p, 1);
@@ -216,7 +220,9 @@ TEST(OnError, SourcesTravelThroughOneToOneOperators) {
   const OnErrorDataset ds = MakeOnErrorDataset(8, {});
   const std::string yaml =
       "pipeline: {name: p, batch_size: 4, device: cpu, seed: 3}\nops:\n"
-      "  - {op: readers.file, name: reader, args: {file_root: \"" + ds.root + "\", random_shuffle: true}, "
+      "  - {op: readers.file, name: reader, args: {file_root: \"" +
+      ds.root +
+      "\", random_shuffle: true}, "
       "outputs: [jpegs, labels]}\n"
       "  - {op: decoders.image, name: decode, inputs: [jpegs], outputs: [images]}\n"
       "  - {op: flip, name: flip, inputs: [images], outputs: [flipped]}\n"

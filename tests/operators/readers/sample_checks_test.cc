@@ -15,8 +15,8 @@
 namespace conveyor {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::FileDataset;
+using ::testing::HasSubstr;
 using testing::MakeFileDataset;
 
 OpSpec Reader() { return OpSpec("readers.file", "reader").AddOutput("data").AddOutput("labels"); }
@@ -91,10 +91,14 @@ TEST(ReaderSampleChecks, OnlyTheFileBytesOutputCanBeChecked) {
   const FileDataset d = MakeFileDataset(1, 2);
   OpHarness h(Reader().SetArg("file_root", d.root), Device::kCpu, 2);
   auto& reader = dynamic_cast<ops::ReaderOp&>(h.op());
-  EXPECT_THAT([&] { reader.SkipSamplesFailing(1, [](const uint8_t*, size_t) { return std::string(); }, "op \"x\" (y)"); },
-              ::testing::ThrowsMessage<InvalidArgument>(
-                  HasSubstr("op \"readers.file\" (reader): op \"x\" (y) asks to skip samples its check rejects, but "
-                            "output 1 of this reader is not each file's bytes")));
+  EXPECT_THAT(
+      [&] {
+        reader.SkipSamplesFailing(
+            1, [](const uint8_t*, size_t) { return std::string(); }, "op \"x\" (y)");
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(
+          HasSubstr("op \"readers.file\" (reader): op \"x\" (y) asks to skip samples its check rejects, but "
+                    "output 1 of this reader is not each file's bytes")));
 }
 
 }  // namespace

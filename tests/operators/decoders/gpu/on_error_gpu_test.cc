@@ -25,12 +25,14 @@ using ::testing::HasSubstr;
 std::string Yaml(const std::string& root, const std::string& decoder, const std::string& on_error, int batch,
                  bool shuffle, bool capture) {
   return "pipeline: {name: on_error_gpu, batch_size: " + std::to_string(batch) +
-         ", device: gpu, num_threads: 4, prefetch_depth: 2, seed: 5, graph_capture: " +
-         (capture ? "true" : "false") + "}\nops:\n"
-         "  - {op: readers.file, name: reader, args: {file_root: \"" + root + "\", random_shuffle: " +
-         (shuffle ? "true" : "false") + "}, outputs: [jpegs, labels]}\n"
-         "  - {op: " + decoder + ", name: decode, device: gpu, inputs: [jpegs], args: {output_type: RGB, on_error: " +
-         on_error + "}, outputs: [images]}\n"
+         ", device: gpu, num_threads: 4, prefetch_depth: 2, seed: 5, graph_capture: " + (capture ? "true" : "false") +
+         "}\nops:\n"
+         "  - {op: readers.file, name: reader, args: {file_root: \"" +
+         root + "\", random_shuffle: " + (shuffle ? "true" : "false") +
+         "}, outputs: [jpegs, labels]}\n"
+         "  - {op: " +
+         decoder + ", name: decode, device: gpu, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
+         "}, outputs: [images]}\n"
          "  - {op: flip, name: flip, device: gpu, inputs: [images], args: {horizontal: 0}, outputs: [same]}\n"
          "outputs: [images, same, labels]\n";
 }
@@ -46,7 +48,8 @@ TensorListCPU ToHost(const TensorListGPU& gpu) {
 TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
   CONVEYOR_REQUIRE_GPU();
   const OnErrorDataset ds = MakeOnErrorDataset(
-      40, {{5, Damage::kTruncatedJpeg}, {17, Damage::kFlippedJpegMarker}, {29, Damage::kFlippedPngByte}}, "on_error_gpu");
+      40, {{5, Damage::kTruncatedJpeg}, {17, Damage::kFlippedJpegMarker}, {29, Damage::kFlippedPngByte}},
+      "on_error_gpu");
   for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
     for (bool capture : {false, true}) {
       SCOPED_TRACE(decoder + (capture ? " captured" : " eager"));
@@ -87,8 +90,10 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
 // decoder, and nvJPEG's engines may decode it without an error).
 TEST(OnErrorGpu, ErrorStopsNamingTheFileAndReaderIndex) {
   CONVEYOR_REQUIRE_GPU();
-  const std::pair<int, Damage> cases[] = {{5, Damage::kTruncatedJpeg}, {5, Damage::kFlippedJpegMarker},
-                                          {4, Damage::kFlippedPngByte}, {4, Damage::kTruncatedPng},
+  const std::pair<int, Damage> cases[] = {{5, Damage::kTruncatedJpeg},
+                                          {5, Damage::kFlippedJpegMarker},
+                                          {4, Damage::kFlippedPngByte},
+                                          {4, Damage::kTruncatedPng},
                                           {5, Damage::kNotAnImage}};
   for (const auto& [at, damage] : cases) {
     const OnErrorDataset ds = MakeOnErrorDataset(10, {{at, damage}}, "on_error_gpu_error");
