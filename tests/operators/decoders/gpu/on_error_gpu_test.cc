@@ -34,7 +34,8 @@ std::string Yaml(const std::string& root, const std::string& decoder, const std:
          decoder + ", name: decode, device: gpu, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
          "}, outputs: [images]}\n"
          "  - {op: flip, name: flip, device: gpu, inputs: [images], args: {horizontal: 0}, outputs: [same]}\n"
-         "outputs: [images, same, labels]\n";
+         "  - {op: cast, name: to_float, device: gpu, inputs: [labels], args: {dtype: float32}, outputs: [labels_f]}\n"
+         "outputs: [images, same, labels, labels_f]\n";
 }
 
 TensorListCPU ToHost(const TensorListGPU& gpu) {
@@ -63,6 +64,8 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
         // flip with horizontal: 0 copies: a GPU op after the decoder carries the sources too,
         // in a captured segment as well.
         EXPECT_EQ(out.Gpu(out.Index("same")).sources(), images.sources());
+        // A staged CPU → GPU edge (the labels) carries them onto the device copy.
+        EXPECT_EQ(out.Gpu(out.Index("labels_f")).sources(), out.Cpu(out.Index("labels")).sources());
         const TensorListCPU host = ToHost(images);
         ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, host, images.sources(), out.Cpu(out.Index("labels")), kBatch,
                                            decoder != "decoders.image", /*gpu=*/true, &seen))
