@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -14,6 +15,7 @@
 #include "core/error.h"
 #include "core/pipeline/pipeline.h"
 #include "core/tensor/copy.h"
+#include "tests/operators/decoders/gpu/gpu_cpu_compare.h"
 #include "tests/operators/decoders/on_error_fixture.h"
 #include "tests/util/gpu_test.h"
 
@@ -70,6 +72,22 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
         ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, host, images.sources(), out.Cpu(out.Index("labels")), kBatch,
                                            decoder != "decoders.image", /*gpu=*/true, &seen))
             << "iteration " << k;
+        if (decoder == "decoders.image") {
+          for (int i = 0; i < kBatch; ++i) {
+            const std::string name = FileName(images.sources()[static_cast<size_t>(i)].file);
+            const std::vector<uint8_t>& bytes = ds.bytes.at(name);
+            TensorListCPU want;
+            const Pixels ref = DecodeOurs(bytes, ops::OutputColor::kRgb);
+            want.Resize({Shape{ref.height, ref.width, 3}}, DType::kUInt8);
+            std::copy(ref.data.begin(), ref.data.end(), static_cast<uint8_t*>(want.raw_sample(0)));
+            TensorListCPU have;
+            have.Resize({host.shape(i)}, DType::kUInt8);
+            std::copy_n(static_cast<const uint8_t*>(host.raw_sample(i)), host.shape(i).num_elements(),
+                        static_cast<uint8_t*>(have.raw_sample(0)));
+            ExpectDecodedClose(have, want, 0, ToleranceFor(bytes.data(), bytes.size(), /*gray_output=*/false),
+                               "iteration " + std::to_string(k) + " " + name);
+          }
+        }
         out.Release();
         p.Run();
       }
