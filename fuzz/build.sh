@@ -48,7 +48,10 @@ for s in "${srcs[@]}"; do
   o="$OUT/obj/${s//\//_}.o"; objs+=("$o"); jobs+=("$s" "$o")
 done
 printf '%s\0%s\0' "${jobs[@]}" |
-  xargs -0 -n2 -P"${FUZZ_JOBS:-2}" bash -c 'if [ ! -f "$2" ] || [ "$1" -nt "$2" ]; then echo "  CXX $1"; $CXX $FLAGS_STR -fsanitize=fuzzer-no-link -c "$1" -o "$2"; fi' _
+  xargs -0 -n2 -P"${FUZZ_JOBS:-2}" bash -c 'if [ ! -f "$2" ] || [ "$1" -nt "$2" ]; then echo "  CXX $1"
+      $CXX $FLAGS_STR -fsanitize=fuzzer-no-link -c "$1" -o "$2.tmp" && mv "$2.tmp" "$2" && exit 0
+      # A source being edited in a shared checkout: keep the last object that built, say so.
+      [ -f "$2" ] && { echo "  KEPT previous object for $1 (it does not compile now)"; exit 0; }; exit 1; fi' _
 
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=($(ls fuzz/*_fuzz.cc | xargs -n1 basename | sed 's/\.cc$//'))

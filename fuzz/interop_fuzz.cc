@@ -40,7 +40,8 @@ void Delete(Managed*) { ++g_deleted; }
 constexpr int kArray = 16;
 
 void FillTensor(FuzzedDataProvider& in, dl::DLTensor& t, int64_t (&shape)[kArray], int64_t (&strides)[kArray]) {
-  t.device.device_type = in.ConsumeBool() ? in.ConsumeIntegralInRange<int32_t>(0, 16) : in.ConsumeIntegral<int32_t>();
+  t.device.device_type = static_cast<dl::DLDeviceType>(
+      in.ConsumeBool() ? in.ConsumeIntegralInRange<int32_t>(0, 16) : in.ConsumeIntegral<int32_t>());
   t.device.device_id = in.ConsumeIntegralInRange<int32_t>(-2, 8);
   t.dtype.code = in.ConsumeIntegral<uint8_t>();
   t.dtype.bits = in.ConsumeIntegral<uint8_t>();

@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int64_t n = h.data_bytes();
     if (n < 0) __builtin_trap();
     volatile uint8_t sum = 0;  // read every data byte: ASan reports a read past the input
-    for (int64_t i = 0; i < n; ++i) sum += data[h.data_offset + i];
+    for (int64_t i = 0; i < n; ++i) sum = sum + data[h.data_offset + i];
     // The header we would write for the parsed fields must parse back to the same fields.
     const std::string again = conveyor::ops::MakeNpyHeader(h.dtype, h.shape, h.fortran_order, h.major_version);
     const conveyor::ops::NpyHeader h2 = conveyor::ops::ParseNpyHeader(again.data(), again.size(), "again.npy");

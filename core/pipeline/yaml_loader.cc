@@ -235,7 +235,7 @@ void Parser::ParsePipeline(const YAML::Node& node, PipelineSpec& spec) const {
   CheckKeys(node, kPipelineKeys, "key in pipeline:");
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string key = it->first.Scalar();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it-> returns a proxy that dies with the statement
     const std::string what = "pipeline." + key;
     spec.locations[what] = At(v);
     if (key == "name") {
@@ -322,7 +322,7 @@ OpSpec Parser::ParseOp(const YAML::Node& node, size_t index) const {
     const OpSchema& schema = entry->schema;
     for (auto it = args.begin(); args.IsMap() && it != args.end(); ++it) {
       const std::string key = it->first.Scalar();
-      const YAML::Node& value = it->second;
+      const YAML::Node value = it->second;  // a copy: it-> returns a proxy that dies with the statement
       spec.SetLocation("args." + key + ":key", At(it->first));
       spec.SetLocation("args." + key, At(value));
       const ArgSchema* arg = schema.FindArg(key);
