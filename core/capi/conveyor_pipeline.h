@@ -109,6 +109,16 @@ CONVEYOR_API conveyor_status_t conveyor_pipeline_checkpoint(conveyor_pipeline_t 
 CONVEYOR_API conveyor_status_t conveyor_pipeline_resume_from(conveyor_pipeline_t pipeline, const char* data,
                                                              size_t size);
 
+/* ---- skipped samples (decoders' on_error: skip; docs/decoding.md) ---------------------------- */
+
+/* The files skipped so far instead of failing the pipeline, one line per file in the order first
+ * met: "node\tfile\ttimes\treason\n" (tabs and newlines inside a field written as spaces); *count
+ * (may be NULL) gets the total number of skips. Counted when the CPU stage reads the files, up to
+ * prefetch_depth iterations ahead of the outputs taken. Same buffer protocol as
+ * conveyor_pipeline_checkpoint (capacity 0: size only). CONVEYOR_ERROR_INVALID_ARGUMENT before build. */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_skipped(conveyor_pipeline_t pipeline, int64_t* count, char* buffer,
+                                                         size_t capacity, size_t* size);
+
 /* The external_source nodes, in file order (names valid while the pipeline lives). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline,
                                                                        int32_t* out);

@@ -375,6 +375,35 @@ conveyor_status_t conveyor_pipeline_checkpoint(conveyor_pipeline_t pipeline, cha
   });
 }
 
+conveyor_status_t conveyor_pipeline_skipped(conveyor_pipeline_t pipeline, int64_t* count, char* buffer,
+                                            size_t capacity, size_t* size) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(size, "size");
+    const ExecutorCounters c = pipeline->pipeline.counters();
+    const auto field = [](std::string text) {
+      for (char& ch : text) {
+        if (ch == '\t' || ch == '\n' || ch == '\r') ch = ' ';
+      }
+      return text;
+    };
+    std::string text;
+    for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+      text += field(f.node) + "\t" + field(f.file) + "\t" + std::to_string(f.times) + "\t" + field(f.reason) + "\n";
+    }
+    if (count != nullptr) *count = c.skipped_samples;
+    *size = text.size();
+    if (capacity == 0) return;
+    Require(buffer, "buffer");
+    if (capacity < text.size()) {
+      throw InvalidArgument("buffer of " + std::to_string(capacity) + " bytes, the list needs " +
+                            std::to_string(text.size()) + " (call with capacity 0 for the size)");
+    }
+    std::memcpy(buffer, text.data(), text.size());
+    if (capacity > text.size()) buffer[text.size()] = '\0';
+  });
+}
+
 conveyor_status_t conveyor_pipeline_resume_from(conveyor_pipeline_t pipeline, const char* data, size_t size) {
   return Guard(__func__, [&] {
     Require(pipeline, "pipeline");

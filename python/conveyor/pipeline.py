@@ -128,6 +128,21 @@ class Pipeline:
         check(lib.conveyor_pipeline_checkpoint(self._handle(), buf, size.value + 1, ctypes.byref(size)))
         return buf.raw[:size.value]
 
+    def skipped_files(self):
+        """Files dropped instead of failing (decoders with on_error: skip), in the order first met:
+        a list of (node, file, times, reason) tuples; times counts each epoch that met the file.
+        Counted when the pipeline reads ahead, up to prefetch_depth iterations before outputs().
+        Needs build()."""
+        size = ctypes.c_size_t()
+        check(lib.conveyor_pipeline_skipped(self._handle(), None, None, 0, ctypes.byref(size)))
+        buf = ctypes.create_string_buffer(size.value + 1)
+        check(lib.conveyor_pipeline_skipped(self._handle(), None, buf, size.value + 1, ctypes.byref(size)))
+        rows = []
+        for line in buf.raw[:size.value].decode("utf-8", "replace").splitlines():
+            node, file, times, reason = line.split("\t", 3)
+            rows.append((node, file, int(times), reason))
+        return rows
+
     def feed(self, name, data, stream=None):
         """Queues one iteration's batch for the external_source node `name`.
 
