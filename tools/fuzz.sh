@@ -32,14 +32,14 @@ run_one() {  # $1 target; prints "target: ..." summary
     echo "$t: replayed $(ls fuzz/"$t"/corpus | wc -l) corpus files: $([ $rc = 0 ] && echo clean || echo "FAILED (log $log)")"
     return $rc
   fi
-  local scratch="$OUT/corpus/$t"
+  local scratch="$OUT/corpus/$t" start=$SECONDS
   mkdir -p "$scratch"
   "$OUT/${t}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -max_len=16384 -print_final_stats=1 \
       -artifact_prefix="fuzz/$t/" "${dict[@]}" "$scratch" fuzz/"$t"/corpus >"$log" 2>&1
   local rc=$?
   local execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$')
   local cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
-  echo "$t: ${execs:-?} executions in ${seconds}s, ${cov:-cov: ?}, corpus $(ls "$scratch" | wc -l), findings: $([ $rc = 0 ] && echo 0 || echo "1 (rc $rc, see $log and fuzz/$t/crash-*)")"
+  echo "$t: ${execs:-?} executions in $((SECONDS - start))s, ${cov:-cov: ?}, corpus $(ls "$scratch" | wc -l), findings: $([ $rc = 0 ] && echo 0 || echo "1 (rc $rc, see $log and fuzz/$t/crash-*)")"
   return $rc
 }
 export -f run_one; export OUT mode seconds

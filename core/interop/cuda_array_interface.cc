@@ -71,6 +71,7 @@ TensorGPU ImportCudaArrayInterface(const CudaArrayInterface& cai, std::function<
                       std::to_string(cai.shape.size()));
   }
   const Shape shape(cai.shape);
+  CheckExtents(shape, kImport);
   Shape strides = RowMajorStrides(shape);
   if (cai.strides) {
     if (cai.strides->size() != cai.shape.size()) {

@@ -89,6 +89,7 @@ AnyTensor ImportDLTensor(const DLTensor& dl, bool read_only, std::shared_ptr<voi
     Fail(what, "dl_tensor.shape", "expected " + std::to_string(dl.ndim) + " extents, got NULL");
   }
   Shape shape(dl.shape, dl.shape + dl.ndim);
+  CheckExtents(shape, what);
   Shape strides;
   // NULL strides (producers before DLPack 1.2) mean compact row-major.
   if (dl.ndim > 0) strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : RowMajorStrides(shape);

@@ -14,13 +14,22 @@ namespace {
 
 }  // namespace
 
-Span ComputeSpan(const Shape& shape, const Shape& strides, size_t item_size, const char* what) {
+void CheckExtents(const Shape& shape, const char* what) {
+  int64_t product = 1;  // of max(extent, 1): bounds both the element count and row-major strides
   for (int i = 0; i < shape.ndim(); ++i) {
     if (shape[i] < 0) {
       throw InteropError(std::string(what) + ": shape[" + std::to_string(i) +
                          "]: expected an extent >= 0, got " + std::to_string(shape[i]));
     }
+    if (__builtin_mul_overflow(product, shape[i] > 1 ? shape[i] : 1, &product)) {
+      throw InteropError(std::string(what) + ": shape: extents " + shape.ToString() +
+                         " hold more than 2^63 elements");
+    }
   }
+}
+
+Span ComputeSpan(const Shape& shape, const Shape& strides, size_t item_size, const char* what) {
+  CheckExtents(shape, what);
   if (shape.num_elements() == 0) return {};
   int64_t lo = 0, hi = 0;
   for (int i = 0; i < shape.ndim(); ++i) {

@@ -14,6 +14,10 @@ struct Span {
   size_t bytes = 0;         // 0 for a tensor with no elements
 };
 
+// Throws InteropError naming `what` for a negative extent or extents whose product overflows
+// int64 (checked before RowMajorStrides or num_elements, which would overflow).
+void CheckExtents(const Shape& shape, const char* what);
+
 // Throws InteropError naming `what` and the offending field for negative extents and for sizes
 // that overflow 64 bits.
 Span ComputeSpan(const Shape& shape, const Shape& strides, size_t item_size, const char* what);

@@ -171,6 +171,9 @@ TEST_F(CaiImport, RejectsBadShapes) {
   EXPECT_THAT(ImportError(cai), HasSubstr("field \"shape\": expected at most 8 dimensions, got 9"));
   cai.shape = {4, -6};
   EXPECT_THAT(ImportError(cai), HasSubstr("shape[1]: expected an extent >= 0, got -6"));
+  // Found by fuzz/interop: extents whose product overflows int64 (row-major strides overflowed).
+  cai.shape = {6317785168349535027, 13};
+  EXPECT_THAT(ImportError(cai), HasSubstr("shape: extents (6317785168349535027, 13) hold more than 2^63 elements"));
 }
 
 TEST_F(CaiImport, RejectsPageableMemory) {
