@@ -10,7 +10,8 @@
 # | tools/fuzz.sh --replay     | run every committed corpus file through its target once (CI)         |
 #
 # Environment: FUZZ_JOBS (parallel targets, default 2), FUZZ_TARGETS (names, default all),
-# FUZZ_BUILD_DIR (binaries, default /tmp/conveyor-fuzz). Exit status 1 when any target found something.
+# FUZZ_BUILD_DIR (binaries, default /tmp/conveyor-fuzz), FUZZ_JUNIT (--replay: a JUnit XML file, one
+# case per target, for tools/test_summary.py). Exit status non-zero when any target found something.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${FUZZ_BUILD_DIR:-/tmp/conveyor-fuzz}
@@ -43,4 +44,18 @@ run_one() {  # $1 target; prints "target: ..." summary
   return $rc
 }
 export -f run_one; export OUT mode seconds
-printf '%s\n' "${targets[@]}" | xargs -P"${FUZZ_JOBS:-2}" -I{} bash -c 'run_one {}'
+printf '%s\n' "${targets[@]}" | xargs -P"${FUZZ_JOBS:-2}" -I{} bash -c 'run_one {}' | tee "$OUT/summary.txt"
+rc=${PIPESTATUS[1]}
+if [ "$mode" = replay ] && [ -n "${FUZZ_JUNIT:-}" ]; then
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo '<testsuites><testsuite name="fuzz_replay">'
+    while IFS= read -r line; do
+      t=${line%%:*}
+      if [[ $line == *": clean" ]]; then echo "<testcase classname=\"fuzz_replay\" name=\"$t\"/>"
+      else echo "<testcase classname=\"fuzz_replay\" name=\"$t\"><failure message=\"corpus replay failed\"/></testcase>"; fi
+    done <"$OUT/summary.txt"
+    echo '</testsuite></testsuites>'
+  } >"$FUZZ_JUNIT"
+fi
+exit "$rc"

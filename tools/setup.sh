@@ -9,6 +9,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev         # tests and benchmarks
   libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev   # image decoding
   libcli11-dev                                       # the conveyor CLI's argument parsing
+  clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
