@@ -1,7 +1,12 @@
 #include "core/op/plugin.h"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
 
 #include <map>
 #include <mutex>
@@ -22,6 +27,49 @@ std::string DlError() {
 }
 
 // Closes the library unless released: a plugin that failed must not stay mapped.
+// What dlopen would map, checked first: the dynamic loader trusts ELF headers and program headers
+// (a damaged file can crash it), so every file is read and refused here unless it is a 64-bit
+// little-endian shared object for this machine whose program headers lie inside the file.
+// Returns "" or the reason.
+std::string CheckElf(const std::string& path, off_t file_size) {
+  std::ifstream in(path, std::ios::binary);
+  // The headers sit at the start; 1 MiB holds any real program header table.
+  std::vector<char> bytes(static_cast<size_t>(std::min<off_t>(file_size, 1 << 20)));
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) return "cannot read the file";
+  const size_t size = bytes.size();
+  const uint64_t whole = static_cast<uint64_t>(file_size);
+  if (size < 4 || std::memcmp(bytes.data(), ELFMAG, SELFMAG) != 0) return "not an ELF file (no \\x7fELF magic)";
+  Elf64_Ehdr eh;
+  if (size < sizeof(eh)) return "truncated ELF header (" + std::to_string(size) + " bytes)";
+  std::memcpy(&eh, bytes.data(), sizeof(eh));
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64) return "not a 64-bit ELF file (class " + std::to_string(eh.e_ident[EI_CLASS]) + ")";
+  if (eh.e_ident[EI_DATA] != ELFDATA2LSB) return "not a little-endian ELF file";
+  if (eh.e_type != ET_DYN) return "not a shared object (ELF type " + std::to_string(eh.e_type) + ", expected ET_DYN 3)";
+#if defined(__x86_64__)
+  constexpr int kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+  constexpr int kMachine = EM_AARCH64;
+#else
+  constexpr int kMachine = -1;
+#endif
+  if (kMachine >= 0 && eh.e_machine != kMachine) {
+    return "built for ELF machine " + std::to_string(eh.e_machine) + ", this host is " + std::to_string(kMachine);
+  }
+  if (eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phoff > size ||
+      (size - eh.e_phoff) / sizeof(Elf64_Phdr) < eh.e_phnum) {
+    return "damaged ELF program header table";
+  }
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    std::memcpy(&ph, bytes.data() + eh.e_phoff + i * sizeof(Elf64_Phdr), sizeof(ph));
+    if ((ph.p_type == PT_LOAD || ph.p_type == PT_DYNAMIC) &&
+        (ph.p_offset > whole || ph.p_filesz > whole - ph.p_offset || ph.p_filesz > ph.p_memsz)) {
+      return "damaged ELF program header " + std::to_string(i) + " (segment outside the file)";
+    }
+  }
+  return "";
+}
+
 struct LibraryCloser {
   void* handle;
   ~LibraryCloser() {
@@ -57,6 +105,10 @@ PluginInfo LoadPlugin(const std::string& path, OpRegistry& registry) {
   if (auto it = loaded.find(key); it != loaded.end()) return it->second;
 
   // Declared first so it is destroyed last: the pending entries' factories live in the library.
+  if (const std::string bad = CheckElf(path, st.st_size); !bad.empty()) {
+    Fail(path, "cannot be loaded as a shared library: " + bad);
+  }
+
   LibraryCloser library{nullptr};
   OpRegistry::Pending pending;
   {

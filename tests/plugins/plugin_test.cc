@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 
 #include "core/cuda/stream.h"
 #include "core/error.h"
@@ -96,6 +98,34 @@ TEST(PluginErrors, NotASharedLibrary) {
   const std::string e = LoadError(kDir + "testdata/libnot_elf.so");
   EXPECT_THAT(e, HasSubstr("plugin tests/plugins/testdata/libnot_elf.so: cannot be loaded as a shared library: "));
   EXPECT_THAT(e, HasSubstr("libnot_elf.so"));  // dlerror's text names the file too
+}
+
+// The ELF checks made before dlopen (the loader trusts headers; found by fuzz/plugin's design):
+// each damaged or foreign header is refused with what was wrong.
+std::string ElfHeaderError(int elf_class, int data, int type, int machine, uint64_t phoff, int phnum) {
+  std::string bytes(64 + 56, '\0');
+  const char ident[] = {0x7f, 'E', 'L', 'F', static_cast<char>(elf_class), static_cast<char>(data), 1};
+  bytes.replace(0, sizeof(ident), ident, sizeof(ident));
+  auto put = [&](size_t at, uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) bytes[at + i] = static_cast<char>(v >> (8 * i));
+  };
+  put(16, type, 2), put(18, machine, 2), put(32, phoff, 8), put(54, 56, 2), put(56, phnum, 2);
+  const std::string path = ::testing::TempDir() + "/elf_header_" + std::to_string(type) + "_" +
+                           std::to_string(machine) + "_" + std::to_string(elf_class) + "_" + std::to_string(phnum) + ".so";
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  return LoadError(path);
+}
+
+TEST(PluginErrors, ElfHeadersCheckedBeforeLoading) {
+  EXPECT_THAT(ElfHeaderError(1, 1, 3, 62, 64, 1), HasSubstr("cannot be loaded as a shared library: not a 64-bit ELF file (class 1)"));
+  EXPECT_THAT(ElfHeaderError(2, 2, 3, 62, 64, 1), HasSubstr("not a little-endian ELF file"));
+  EXPECT_THAT(ElfHeaderError(2, 1, 2, 62, 64, 1), HasSubstr("not a shared object (ELF type 2, expected ET_DYN 3)"));
+  EXPECT_THAT(ElfHeaderError(2, 1, 3, 183, 64, 1), HasSubstr("built for ELF machine 183, this host is 62"));
+  EXPECT_THAT(ElfHeaderError(2, 1, 3, 62, 64, 3), HasSubstr("damaged ELF program header table"));
+  EXPECT_THAT(ElfHeaderError(2, 1, 3, 62, 1 << 30, 1), HasSubstr("damaged ELF program header table"));
+  EXPECT_THAT(LoadError(kDir + "testdata/libnot_elf.so"), HasSubstr("not an ELF file (no \\x7fELF magic)"));
 }
 
 TEST(PluginErrors, NotAPlugin) {
