@@ -73,7 +73,10 @@ typedef enum conveyor_dtype {
   CONVEYOR_DTYPE_FLOAT16 = 7,
   CONVEYOR_DTYPE_BFLOAT16 = 8,
   CONVEYOR_DTYPE_FLOAT32 = 9,
-  CONVEYOR_DTYPE_FLOAT64 = 10
+  CONVEYOR_DTYPE_FLOAT64 = 10,
+  /* Not a type: makes every int32 value a conveyor_dtype_t, so a wrong value from a caller is
+     refused with an error instead of being undefined behaviour (C++ enum range rules). */
+  CONVEYOR_DTYPE_MAX_ENUM_ = 0x7FFFFFFF
 } conveyor_dtype_t;
 
 /* "bool", "uint8", ..., "float64"; NULL for a value outside the enum. */

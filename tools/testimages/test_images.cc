@@ -397,7 +397,8 @@ std::vector<TestFile> MakeTestSet() {
 void WriteFile(const std::string& path, const std::vector<uint8_t>& bytes) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) throw std::runtime_error("cannot create \"" + path + "\"");
-  const size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
+  // An empty file (a test case) has no data pointer; fwrite(NULL, ...) is undefined even for 0 bytes.
+  const size_t written = bytes.empty() ? 0 : std::fwrite(bytes.data(), 1, bytes.size(), f);
   const int closed = std::fclose(f);
   if (written != bytes.size() || closed != 0) throw std::runtime_error("cannot write \"" + path + "\"");
 }
