@@ -23,22 +23,31 @@ SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 FLAGS=(-std=c++20 -I. -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
 LIBS=(//operators:all_operators //core/pipeline:spec //core/interop)
 
-# Sources of everything the targets link, minus headers; .cu files come as Bazel-built archives.
-mapfile -t labels < <($BAZEL query --noshow_progress \
-    "kind('source file', deps($(echo "${LIBS[*]}" | sed 's/ / + /g')))" 2>/dev/null |
-    grep -v '^@' | grep -E '\.(cc|cu)$')
-srcs=() cu_targets=()
-for l in "${labels[@]}"; do
-  p=${l#//}; p=${p/://}
-  if [[ $p == *.cu ]]; then cu_targets+=("$l"); else srcs+=("$p"); fi
-done
-# A .cu file is the one source of a cuda_library named after it (foo_gpu.cu -> :foo_gpu).
-archives=()
-if [ ${#cu_targets[@]} -gt 0 ]; then
-  rules=("${cu_targets[@]%.cu}")
-  $BAZEL build --noshow_progress "${rules[@]}" 2>&1 | grep -vE '^(INFO|Loading|Analyzing|Target|  bazel-bin)' || true
-  bin=$($BAZEL info bazel-bin 2>/dev/null)
-  for r in "${rules[@]}"; do p=${r#//}; archives+=("$bin/${p%%:*}/lib${p##*:}.a"); done
+# FUZZ_REUSE_SOURCES=1 skips the Bazel query and archive build (a busy shared Bazel server) and
+# reuses the last lists written below.
+if [ "${FUZZ_REUSE_SOURCES:-0}" = 1 ] && [ -f "$OUT/sources.txt" ] && [ -f "$OUT/archives.txt" ]; then
+  mapfile -t srcs <"$OUT/sources.txt"
+  mapfile -t archives <"$OUT/archives.txt"
+else
+  # Sources of everything the targets link, minus headers; .cu files come as Bazel-built archives.
+  mapfile -t labels < <($BAZEL query --noshow_progress \
+      "kind('source file', deps($(echo "${LIBS[*]}" | sed 's/ / + /g')))" 2>/dev/null |
+      grep -v '^@' | grep -E '\.(cc|cu)$')
+  srcs=() cu_targets=()
+  for l in "${labels[@]}"; do
+    p=${l#//}; p=${p/://}
+    if [[ $p == *.cu ]]; then cu_targets+=("$l"); else srcs+=("$p"); fi
+  done
+  # A .cu file is the one source of a cuda_library named after it (foo_gpu.cu -> :foo_gpu).
+  archives=()
+  if [ ${#cu_targets[@]} -gt 0 ]; then
+    rules=("${cu_targets[@]%.cu}")
+    $BAZEL build --noshow_progress "${rules[@]}" 2>&1 | grep -vE '^(INFO|Loading|Analyzing|Target|  bazel-bin)' || true
+    bin=$($BAZEL info bazel-bin 2>/dev/null)
+    for r in "${rules[@]}"; do p=${r#//}; archives+=("$bin/${p%%:*}/lib${p##*:}.a"); done
+  fi
+  printf '%s\n' "${srcs[@]}" >"$OUT/sources.txt"
+  printf '%s\n' "${archives[@]}" >"$OUT/archives.txt"
 fi
 
 export CXX FLAGS_STR="${FLAGS[*]} ${SAN[*]}"

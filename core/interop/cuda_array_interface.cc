@@ -106,8 +106,15 @@ TensorGPU ImportCudaArrayInterface(const CudaArrayInterface& cai, std::function<
   if (where.kind == MemoryKind::kHost) {
     Fail("data", "expected device-accessible memory, got pageable host memory at " + Hex(cai.data));
   }
-  char* first = reinterpret_cast<char*>(cai.data);
-  char* base = span.bytes == 0 ? first : first + span.lowest_byte;
+  // Integer address arithmetic: the lowest element strides reach (and the end of the span) must
+  // not wrap around; pointer arithmetic that did would be undefined.
+  uintptr_t base_address = cai.data;
+  if ((span.bytes != 0 && __builtin_add_overflow(cai.data, span.lowest_byte, &base_address)) ||
+      base_address > UINTPTR_MAX - span.bytes) {
+    Fail("strides", "data " + Hex(cai.data) + " with shape " + shape.ToString() + " and strides " +
+                        strides.ToString() + " (elements) reaches outside the address space");
+  }
+  char* base = reinterpret_cast<char*>(base_address);
   Buffer buffer = Buffer::Wrap(base, span.bytes, where.kind, where.device, std::move(owner));
   TensorGPU tensor = TensorGPU::FromBuffer(std::move(buffer), span.bytes == 0 ? 0 : -span.lowest_byte, shape,
                                            dtype, strides, {}, cai.read_only);

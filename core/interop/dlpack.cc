@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -97,10 +98,21 @@ AnyTensor ImportDLTensor(const DLTensor& dl, bool read_only, std::shared_ptr<voi
     Fail(what, "dl_tensor.byte_offset", "expected a value below 2^63, got " + std::to_string(dl.byte_offset));
   }
   const Span span = ComputeSpan(shape, strides, DTypeSize(dtype), what);
-  char* first = static_cast<char*>(dl.data) + dl.byte_offset;
   if (span.bytes != 0 && dl.data == nullptr) {
     Fail(what, "dl_tensor.data", "expected a pointer for a tensor of shape " + shape.ToString() + ", got NULL");
   }
+  // Address arithmetic on integers: the producer's data + byte_offset (+ the lowest stride reach)
+  // must not wrap, and pointer arithmetic on NULL or past an object would be undefined.
+  const uintptr_t data = reinterpret_cast<uintptr_t>(dl.data);
+  uintptr_t first_address = 0, base_address = 0;
+  if (__builtin_add_overflow(data, dl.byte_offset, &first_address) ||
+      __builtin_add_overflow(first_address, span.bytes == 0 ? 0 : span.lowest_byte, &base_address) ||
+      (span.bytes != 0 && base_address > UINTPTR_MAX - span.bytes)) {
+    Fail(what, "dl_tensor.byte_offset",
+         "data + byte_offset " + std::to_string(dl.byte_offset) + " with shape " + shape.ToString() +
+             " and strides " + strides.ToString() + " wraps around the address space");
+  }
+  char* first = reinterpret_cast<char*>(first_address);
 
   MemoryKind kind = MemoryKind::kHost;
   switch (type) {
@@ -111,7 +123,7 @@ AnyTensor ImportDLTensor(const DLTensor& dl, bool read_only, std::shared_ptr<voi
   }
   // The Buffer covers exactly the bytes the strides reach (negative strides included), so the
   // tensor's own byte offset is never negative.
-  char* base = span.bytes == 0 ? first : first + span.lowest_byte;
+  char* base = reinterpret_cast<char*>(base_address);
   Buffer buffer = Buffer::Wrap(base, span.bytes, kind, device_id, std::move(owner));
   const int64_t offset = span.bytes == 0 ? 0 : -span.lowest_byte;
   if (type == dlpack::kDLCUDA || type == dlpack::kDLCUDAManaged) {

@@ -84,9 +84,10 @@ std::string EnvNote(const std::string& raw) {
     const size_t dflt = body.find(":-");
     const std::string var = body.substr(0, dflt);
     const char* value = std::getenv(var.c_str());
+    // No ":-" (e.g. "${}" or "${X}" left in the text): no default to name.
+    const std::string unset = dflt == std::string::npos ? " is unset" : " is unset, default \"" + body.substr(dflt + 2) + "\"";
     note += std::string(note.empty() ? "" : ", ") + var +
-            (value != nullptr && *value != '\0' ? " is \"" + std::string(value) + "\""
-                                                : " is unset, default \"" + body.substr(dflt + 2) + "\"");
+            (value != nullptr && *value != '\0' ? " is \"" + std::string(value) + "\"" : unset);
   }
   return note.empty() ? "" : " (from \"" + raw + "\": " + note + ")";
 }

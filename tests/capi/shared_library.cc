@@ -24,7 +24,9 @@ void* OpenConveyorLibrary(std::string& tried) {
       tried += " " + path;
       continue;
     }
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // RTLD_NODELETE: the library's process-lifetime state (operator registry) stays mapped after
+    // dlclose, so LeakSanitizer (--config=asan) still sees the pointers to it at exit.
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (lib == nullptr) tried += " " + path + " (" + dlerror() + ")";
     return lib;
   }

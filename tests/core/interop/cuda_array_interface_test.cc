@@ -174,6 +174,11 @@ TEST_F(CaiImport, RejectsBadShapes) {
   // Found by fuzz/interop: extents whose product overflows int64 (row-major strides overflowed).
   cai.shape = {6317785168349535027, 13};
   EXPECT_THAT(ImportError(cai), HasSubstr("shape: extents (6317785168349535027, 13) hold more than 2^63 elements"));
+  // Found by fuzz/interop: a span that wraps around the address space (never dereferenced).
+  cai.shape = {4};
+  cai.data = UINTPTR_MAX - 7;
+  EXPECT_THAT(ImportError(cai), HasSubstr("field \"strides\": data 0xfffffffffffffff8 with shape (4,)"));
+  EXPECT_THAT(ImportError(cai), HasSubstr("reaches outside the address space"));
 }
 
 TEST_F(CaiImport, RejectsPageableMemory) {

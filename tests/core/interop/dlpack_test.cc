@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -207,6 +208,20 @@ TEST_P(DLPackImport, RejectsBadShapes) {
   message = ImportError(p);
   EXPECT_THAT(message, HasSubstr("shape[1]: expected an extent >= 0, got -1"));
   EXPECT_EQ(p.deleter_calls, 2);
+
+  // Found by fuzz/interop: extents overflowing int64, and data + byte_offset wrapping around.
+  p.shape = {6317785168349535027, 13};
+  EXPECT_THAT(ImportError(p), HasSubstr("extents (6317785168349535027, 13) hold more than 2^63 elements"));
+  p.shape = {4};
+  p.data = reinterpret_cast<void*>(UINTPTR_MAX - 7);  // never dereferenced: the import refuses it
+  p.byte_offset = 16;
+  EXPECT_THAT(ImportError(p), HasSubstr("dl_tensor.byte_offset: data + byte_offset 16 with shape (4,)"));
+  EXPECT_THAT(ImportError(p), HasSubstr("wraps around the address space"));
+  p.data = nullptr;
+  p.shape = {0};
+  p.byte_offset = 1598;  // NULL data is fine for an empty tensor, whatever the offset
+  EXPECT_EQ(std::get<TensorCPU>(Import(p)).num_elements(), 0);
+  EXPECT_EQ(p.deleter_calls, 6);
 }
 
 TEST_P(DLPackImport, RejectsNullShapeWithDimensions) {

@@ -89,6 +89,19 @@ TEST(YamlErrors, SyntaxError) {
   EXPECT_THAT(ErrorOf("syntax_error.yaml"), HasSubstr("YAML syntax error"));
 }
 
+// Found by fuzz/yaml_graph: a "${}" (no variable, no ":-") left in a value that does not parse
+// threw std::out_of_range while the error note was written.
+TEST(YamlErrors, EmptyVariableInAValueThatDoesNotParse) {
+  try {
+    ParsePipelineYaml("#g\npipeline:\n batch_size: '${T]:-${} '\n", "fuzzed.yaml");
+    ADD_FAILURE() << "expected ConfigError";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("fuzzed.yaml:3:"));
+    EXPECT_THAT(e.what(), HasSubstr("pipeline.batch_size"));
+    EXPECT_THAT(e.what(), HasSubstr(", is unset)"));
+  }
+}
+
 TEST(YamlErrors, UnknownTopLevelKey) {
   EXPECT_THAT(ErrorOf("unknown_top_level_key.yaml"),
               HasSubstr("unknown_top_level_key.yaml:3:1: unknown top-level key \"opts\"; did you mean \"ops\"?"));
