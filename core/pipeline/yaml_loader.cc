@@ -86,7 +86,7 @@ std::string EnvNote(const std::string& raw) {
     const char* value = std::getenv(var.c_str());
     // No ":-" (e.g. "${}" or "${X}" left in the text): no default to name.
     const std::string unset = dflt == std::string::npos ? " is unset" : " is unset, default \"" + body.substr(dflt + 2) + "\"";
-    note += std::string(note.empty() ? "" : ", ") + var +
+    note += std::string(note.empty() ? "" : ", ") + (var.empty() ? "${}" : var) +
             (value != nullptr && *value != '\0' ? " is \"" + std::string(value) + "\"" : unset);
   }
   return note.empty() ? "" : " (from \"" + raw + "\": " + note + ")";

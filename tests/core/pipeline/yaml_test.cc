@@ -98,7 +98,7 @@ TEST(YamlErrors, EmptyVariableInAValueThatDoesNotParse) {
   } catch (const ConfigError& e) {
     EXPECT_THAT(e.what(), HasSubstr("fuzzed.yaml:3:"));
     EXPECT_THAT(e.what(), HasSubstr("pipeline.batch_size"));
-    EXPECT_THAT(e.what(), HasSubstr(", is unset)"));
+    EXPECT_THAT(e.what(), HasSubstr("T] is unset, default \"${\", ${} is unset)"));
   }
 }
 
