@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <future>
 #include <iostream>
 #include <mutex>
 
@@ -580,33 +579,30 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
   }
 
-  // B: the engines' batch on a thread of its own, beside the CUDA backend's images (one
-  // ParallelFor item each) on the pool. The engines' call keeps its thread busy for the whole
-  // batch; as an item of the ParallelFor it also sat in a TBB leaf range with CUDA items that
-  // then waited behind it, and it took one of the pool's threads from the CUDA backend.
+  // B: engines (item 0) and CUDA backend (one item per image), in parallel.
   std::vector<uint8_t> fallback(n, 0);
   std::mutex used_mu;
   std::vector<Worker*> used;
+  // The engines' images in up to hw_parts contiguous sub-batches of at least 16 images.
   const int hw_n = static_cast<int>(d.hw_list.size());
-  const int64_t items = static_cast<int64_t>(d.cuda_list.size());
+  const int hw_items = hw_n == 0 ? 0 : std::clamp(hw_n / 16, 1, std::max(d.hw_parts, 1));
+  const int64_t items = hw_items + static_cast<int64_t>(d.cuda_list.size());
   const auto b_start = Clock::now();
   std::atomic<int64_t> cuda_end_ns{0};
   if (!d.cuda_list.empty()) slot.start.Record(stream);
-  const int device = d.options.device;
-  std::future<void> engines_done;  // joined by its destructor on every path out of this scope
-  if (hw_n > 0) {
-    engines_done = std::async(std::launch::async, [&] {
-      cuda::DeviceGuard engines_guard(device);
-      d.DecodeHardware(slot, 0, 0, hw_n, samples, stream, where);
-    });
-  }
   if (items > 0) {
+    const int device = d.options.device;
     ws.ParallelFor(items, 1, [&](int64_t begin, int64_t end) {
       cuda::DeviceGuard chunk_guard(device);
       Worker* w = nullptr;
       std::optional<WorkerLease> lease;
       for (int64_t item = begin; item < end; ++item) {
-        const int i = d.cuda_list[item];
+        if (item < hw_items) {
+          const int p = static_cast<int>(item);
+          d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
+          continue;
+        }
+        const int i = d.cuda_list[item - hw_items];
         if (w == nullptr) {
           w = d.TakeWorker();
           lease.emplace(d, w);  // built in place: exactly one GiveWorker, at the chunk's end
@@ -630,7 +626,6 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       }
     });
   }
-  if (engines_done.valid()) engines_done.get();  // rethrows the engines' error
   for (Worker* w : used) w->done.Wait(stream);  // a worker used twice: its last record covers both
   int64_t cuda_refused = 0;
   for (int i : d.cuda_list) {
