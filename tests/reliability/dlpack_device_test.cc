@@ -117,6 +117,15 @@ TEST(DLPackDevice, PinnedRefusesOtherDevicesAndAStreamForAHostConsumer) {
 TEST(DLPackDevice, HostConsumerSeesPendingGpuWritesFinished) {
   CONVEYOR_REQUIRE_GPU();
   CONVEYOR_SKIP_UNDER_SANITIZER();  // launches return only when the spin has finished there
+  {
+    // Load the kernel's module first: with lazy loading (CUDA 12+ default) the first launch of a
+    // kernel may wait for the device to go idle, i.e. for the spin below (seen on the H100).
+    Handle a = Empty(1, CONVEYOR_DEVICE_CUDA_HOST), b = Empty(1, CONVEYOR_DEVICE_CUDA_HOST);
+    cuda::Stream warm = cuda::Stream::Create();
+    ASSERT_EQ(conveyor_scale_add(b.t, a.t, 1.f, 0.f, cuda::EncodeInteropStream(warm.view())), CONVEYOR_OK)
+        << conveyor_last_error();
+    warm.Synchronize();
+  }
   for (int64_t n : {1, 4097, 300000}) {
     SCOPED_TRACE(n);
     Handle in = Empty(n, CONVEYOR_DEVICE_CUDA_HOST);
