@@ -14,6 +14,7 @@ if [ $status -ne 0 ] && [ $status -ne 3 ]; then
   echo "tools/test.sh: bazel test exited $status (build failure?): counted as one failed case" >&2
   extra=(--extra-failed 1)
 fi
+mkdir -p .test-out && echo "${extra[1]:-0}" >.test-out/build_failures  # read by .ci/run's summary
 xml_dirs=("$logs")
 if [ -d tests/python ] && /usr/bin/python3 -c "import pytest" 2>/dev/null; then
   lib=$($BAZEL info bazel-bin 2>/dev/null)/core/capi/libconveyor_c.so
