@@ -119,6 +119,7 @@ struct HwPart {
   int64_t images = 0;
   double host_s = 0;
   int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0;
+  bool prealloc_failed = false;
   std::vector<const unsigned char*> data;
   std::vector<size_t> lengths;
   std::vector<nvjpegImage_t> images_out;
@@ -363,15 +364,21 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     max_w = std::max(max_w, static_cast<int>(s.width));
   }
   const std::string what = where + ": engines, " + std::to_string(n) + " images";
-  if (a.nvjpegDecodeBatchedPreAllocate != nullptr &&
+  if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !part.prealloc_failed &&
       (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w)) {
     // Grow with headroom so the balance moving by a few images does not reallocate again.
     part.prealloc_n = std::max(part.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
     part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
     part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w,
-                                                           part.prealloc_h, kCss444, FormatOf(options.color)),
-                          what + ": preallocate");
+    const nvjpegStatus_t st = a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w,
+                                                               part.prealloc_h, kCss444, FormatOf(options.color));
+    if (st != NVJPEG_STATUS_SUCCESS) {
+      // Preallocation only saves reallocations: decode without it (slower when batches grow),
+      // and say so once.
+      part.prealloc_failed = true;
+      std::cerr << "conveyor: " << what << ": nvjpegDecodeBatchedPreAllocate failed (" << StatusName(st)
+                << "); the engines' buffers grow on demand\n";
+    }
   }
   const auto t0 = Clock::now();
   part.start.Record(stream);
