@@ -5,7 +5,7 @@
 # RESULTS.md, results.json, raw.tar.gz (every JSON and log) and run_all.log into $OUT.
 #
 #   on the GPU machine, DALI staged first (tools/stage_dali.sh), the bundle carried:
-#     tar xzf .gpu_bundle/bundle.tar.gz && bash .bundle/suite/run_all.sh
+#     tar xJf .gpu_bundle/bundle.tar.xz && bash .bundle/suite/run_all.sh
 #   here, to check the scripts (CPU, tiny, numbers meaningless):
 #     bash bench/run_all.sh --cpu-smoke
 #

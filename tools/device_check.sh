@@ -14,7 +14,7 @@
 set -uo pipefail
 OUT=${OUT:-$PWD/.device_out}
 mkdir -p "$OUT"
-tar xzf .gpu_bundle/bundle.tar.gz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
+tar xJf .gpu_bundle/bundle.tar.xz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
 B=$PWD/.bundle
 RUN_ARGS=(); PEERS=0; IMAGES=0; TESTS=0
 while [ $# -gt 0 ]; do

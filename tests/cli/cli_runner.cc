@@ -1,12 +1,13 @@
 #include "tests/cli/cli_runner.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 #include "operators/readers/npy_format.h"
@@ -20,9 +21,17 @@ std::string Quote(const std::string& s) {
   return q + "'";
 }
 
+// Bazel gives each test its own TEST_TMPDIR; outside Bazel (the GPU bundle, where sanitizer runs
+// of one binary go side by side) each process gets a folder of its own under /tmp.
 std::string TempRoot() {
   const char* t = std::getenv("TEST_TMPDIR");
-  return t ? t : "/tmp";
+  if (t != nullptr) return t;
+  static const std::string root = [] {
+    const std::string r = "/tmp/conveyor_test." + std::to_string(::getpid());
+    std::filesystem::create_directories(r);
+    return r;
+  }();
+  return root;
 }
 
 }  // namespace

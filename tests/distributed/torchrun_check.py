@@ -134,7 +134,9 @@ def main():
             start = time.perf_counter()
             for data in loader:
                 batch = data[0]
-                labels.append(batch["labels"].reshape(-1).cpu())
+                # A copy: the yielded tensors are zero-copy views of the pipeline's slot (a CPU view
+                # kept past the next batch would hold its prefetch slot).
+                labels.append(batch["labels"].reshape(-1).clone())
                 count += 1
             torch.cuda.synchronize()
             elapsed = time.perf_counter() - start

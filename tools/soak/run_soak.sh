@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The 10-minute soak of issue 15 on the GPU machine, from the bundle (tools/gpu_bundle.sh):
+# 2,048 photo-like 500x375 JPEGs, the training pipeline bench/pipelines/train_fused.yaml (nvJPEG ROI
+# decode -> resize -> crop_mirror_normalize with coin-flip mirror, float16 CHW, graph capture),
+# conveyor_soak consuming every batch on its own stream, one line per minute.
+#
+# A device call lasts at most 600 s, so the soak runs in its own session and outlives the call
+# that starts it; a second call, made at once (the machine stays warm ~30 s), collects it:
+#   call 1:  bash tools/soak/run_soak.sh start     (returns after WAIT seconds, default 560)
+#   call 2:  bash tools/soak/run_soak.sh collect   (waits for the end; copies the log and JSON to $OUT)
+# SECONDS_TO_SOAK (600), BATCH (256) and THREADS (8) change the run.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=$PWD/.bundle
+DIR=/root/soak
+case "${1:-}" in
+  start)
+    if [ ! -d "$B" ]; then
+      tar xJf .gpu_bundle/bundle.tar.xz || python3 -c "import tarfile; tarfile.open('.gpu_bundle/bundle.tar.xz').extractall()" || exit 1
+    fi
+    mkdir -p "$DIR"
+    [ -d /root/bench_images ] || LD_LIBRARY_PATH=$B/lib "$B/make_test_images" /root/bench_images --photos 2048 >"$DIR/images.log" 2>&1
+    CONVEYOR_BENCH_DATA=/root/bench_images CONVEYOR_BENCH_BATCH=${BATCH:-256} CONVEYOR_BENCH_THREADS=${THREADS:-8} \
+      setsid nohup env LD_LIBRARY_PATH="$B/lib" "$B/conveyor_soak" bench/pipelines/train_fused.yaml \
+      --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup 30 --json "$DIR/soak.json" \
+      >"$DIR/soak.log" 2>&1 </dev/null &
+    echo $! >"$DIR/pid"
+    sleep "${WAIT:-560}"
+    cat "$DIR/soak.log"
+    ;;
+  collect)
+    while kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
+    cat "$DIR/soak.log"
+    cp "$DIR/soak.log" "$DIR/soak.json" "${OUT:-/tmp}/" 2>/dev/null
+    grep -q ": pass" "$DIR/soak.log"
+    ;;
+  *) echo "usage: run_soak.sh start|collect"; exit 2 ;;
+esac
