@@ -97,7 +97,9 @@ TEST(ShippedPipelines, EachValidatesAndRunsOnTheCpu) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr(" on cpu, batch 4, 2 iterations (8 samples)"));
     for (const std::string& output : p.outputs) EXPECT_THAT(r.out, HasSubstr(output + " on the host"));
-    if (p.decodes) EXPECT_THAT(r.out, HasSubstr("decoders        decode (cpu): libjpeg-turbo / libpng"));
+    if (p.decodes) {
+      EXPECT_THAT(r.out, HasSubstr("decoders        decode (cpu): libjpeg-turbo / libpng"));
+    }
   }
 }
 

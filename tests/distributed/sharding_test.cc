@@ -121,7 +121,9 @@ TEST(Sharding, WorldSizes1To8) {
             if (c.shuffle) expect = ReaderCore::Permutation(n, 1234, e);
             EXPECT_EQ(global, expect) << "epoch " << e;
           }
-          if (c.shuffle && e > 0) EXPECT_NE(global, previous_global) << "epoch " << e << " repeats the order";
+          if (c.shuffle && e > 0) {
+            EXPECT_NE(global, previous_global) << "epoch " << e << " repeats the order";
+          }
           previous_global = global;
         }
         if (c.stick) {

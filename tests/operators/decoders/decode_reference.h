@@ -99,7 +99,10 @@ inline int MaxAbsDiff(const std::vector<uint8_t>& a, const std::vector<uint8_t>&
 
 inline double Psnr(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
   double se = 0;
-  for (size_t i = 0; i < a.size(); ++i) se += (double{a[i]} - b[i]) * (double{a[i]} - b[i]);
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - static_cast<double>(b[i]);
+    se += d * d;
+  }
   return se == 0 ? 99.0 : 10 * std::log10(255.0 * 255.0 * static_cast<double>(a.size()) / se);
 }
 

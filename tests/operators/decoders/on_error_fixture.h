@@ -169,7 +169,9 @@ inline void CheckBatch(const OnErrorDataset& ds, const TensorListCPU& images,
       const auto* p = static_cast<const uint8_t*>(images.raw_sample(i));
       const std::vector<uint8_t> have(p, p + got.num_elements());
       // On the GPU the test compares pixels itself (gpu_cpu_compare.h); the shape says which file.
-      if (!gpu) EXPECT_EQ(have, want.data) << "the image is not this file's decode";
+      if (!gpu) {
+        EXPECT_EQ(have, want.data) << "the image is not this file's decode";
+      }
     }
     if (seen) seen->insert(name);
   }

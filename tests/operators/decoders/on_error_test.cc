@@ -68,7 +68,9 @@ TEST(OnError, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
       p.Run();
     }
     for (const auto& [name, label] : ds.label) {
-      if (!ds.bad.count(name)) EXPECT_GE(seen.count(name), 3u) << name << ": every good file, every epoch";
+      if (!ds.bad.count(name)) {
+        EXPECT_GE(seen.count(name), 3u) << name << ": every good file, every epoch";
+      }
     }
     const ExecutorCounters c = p.counters();
     std::set<std::string> listed;

@@ -141,7 +141,9 @@ TEST(GeometryPipelineGpu, CapturedEqualsEagerEqualsCpuOverVaryingSizes) {
     c.Release();
     // Iterations up to k + 1 are scheduled here: read the count before the growth iteration can start.
     if (k == 4) captures_after_warmup = captured.counters().captures;
-    if (k == kGrowAt - 3) EXPECT_EQ(captured.counters().captures, captures_after_warmup) << "shapes within capacity re-captured";
+    if (k == kGrowAt - 3) {
+      EXPECT_EQ(captured.counters().captures, captures_after_warmup) << "shapes within capacity re-captured";
+    }
   }
   EXPECT_GT(captures_after_warmup, 0);
   EXPECT_GT(captured.counters().captures, captures_after_warmup) << "inputs beyond capacity must re-capture";

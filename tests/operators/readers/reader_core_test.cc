@@ -77,7 +77,9 @@ void CheckShards(const ShardCase& c, int64_t num_shards, uint64_t seed) {
       const int64_t epoch_size = core.EpochSize(c.batch);
       // Unpadded shards rotate between epochs (without stick_to_shard) and may differ by one sample:
       // EpochSize is shard_id's own size, i.e. this epoch's when the shard did not move.
-      if (!c.pad && (c.stick || epoch % num_shards == 0)) EXPECT_EQ(epoch_size, static_cast<int64_t>(own.size()));
+      if (!c.pad && (c.stick || epoch % num_shards == 0)) {
+        EXPECT_EQ(epoch_size, static_cast<int64_t>(own.size()));
+      }
       const int64_t batches = ((c.pad ? epoch_size : static_cast<int64_t>(own.size())) + c.batch - 1) / c.batch;
       batch_counts.insert(batches);
       std::vector<int64_t> delivered;
@@ -98,7 +100,9 @@ void CheckShards(const ShardCase& c, int64_t num_shards, uint64_t seed) {
     }
     ASSERT_EQ(static_cast<int64_t>(seen.size()), c.n) << "union of the shards is the dataset";
     for (const auto& [i, count] : seen) EXPECT_EQ(count, 1) << "sample " << i << " in two shards";
-    if (c.pad) EXPECT_EQ(batch_counts.size(), 1u) << "every shard has the same number of batches";
+    if (c.pad) {
+      EXPECT_EQ(batch_counts.size(), 1u) << "every shard has the same number of batches";
+    }
   }
 }
 

@@ -92,7 +92,9 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
         p.Run();
       }
       for (const auto& [name, label] : ds.label) {
-        if (!ds.bad.count(name)) EXPECT_GE(seen.count(name), 3u) << name;
+        if (!ds.bad.count(name)) {
+          EXPECT_GE(seen.count(name), 3u) << name;
+        }
       }
       const ExecutorCounters c = p.counters();
       std::set<std::string> listed;
