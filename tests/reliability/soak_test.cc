@@ -83,6 +83,7 @@ TEST(Soak, ShortCpuSoakPassesWithIntervalLinesAndSummary) {
   EXPECT_NE(r.out.find("soak summary: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(", 0 errors;"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": pass"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("CUDA graphs 0 captures (+0 after warm-up), 0 replays"), std::string::npos) << r.out;
   std::ifstream j(json);
   std::stringstream js;
   js << j.rdbuf();
@@ -142,6 +143,7 @@ TEST(SoakGpu, GpuPipelineConsumedOnItsStreamKeepsDeviceMemoryFlat) {
   const Result r = RunSoak("'" + yaml + "' --seconds 3 --interval 1 --warmup 10 --max-device-growth-mib 0");
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Conveyor device +0.0 MiB"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(+0 after warm-up)"), std::string::npos) << r.out;  // no re-capture
   EXPECT_NE(r.out.find(": pass"), std::string::npos) << r.out;
 }
 

@@ -88,6 +88,7 @@ struct Sample {
   double images_per_s = 0, window_min = 0, window_median = 0, window_max = 0;
   int64_t device = 0, pinned = 0, host = 0, driver = 0, rss = 0;
   int64_t errors = 0;
+  int64_t captures = 0, replays = 0;  // the executor's CUDA graph counters
   int64_t hw = 0, cuda = 0, cpu = 0;
 };
 
@@ -101,10 +102,12 @@ std::string Json(const std::vector<Sample>& samples, const std::string& verdict)
     std::snprintf(buf, sizeof buf,
                   "%s{\"t\": %.1f, \"iterations\": %lld, \"images_per_s\": %.1f, \"min\": %.1f, \"median\": %.1f, "
                   "\"max\": %.1f, \"device\": %lld, \"pinned\": %lld, \"host\": %lld, \"driver\": %lld, \"rss\": %lld, "
-                  "\"errors\": %lld, \"hw\": %lld, \"cuda\": %lld, \"cpu\": %lld}",
+                  "\"errors\": %lld, \"captures\": %lld, \"replays\": %lld, \"hw\": %lld, \"cuda\": %lld, "
+                  "\"cpu\": %lld}",
                   i ? ", " : "", x.t, (long long)x.iterations, x.images_per_s, x.window_min, x.window_median,
                   x.window_max, (long long)x.device, (long long)x.pinned, (long long)x.host, (long long)x.driver,
-                  (long long)x.rss, (long long)x.errors, (long long)x.hw, (long long)x.cuda, (long long)x.cpu);
+                  (long long)x.rss, (long long)x.errors, (long long)x.captures, (long long)x.replays, (long long)x.hw,
+                  (long long)x.cuda, (long long)x.cpu);
     s += buf;
   }
   return s + "]}\n";
@@ -161,8 +164,8 @@ int Soak(const Options& opt) {
   sync();
   std::printf("soak: %s, batch %lld, output \"%s\", %d warm-up iterations done; %.0f s in intervals of %.0f s\n",
               opt.pipeline.c_str(), (long long)batch, output.c_str(), opt.warmup, opt.seconds, opt.interval);
-  std::printf("%7s %10s %10s %10s %10s %10s %11s %11s %11s %11s %11s %6s %s\n", "t_s", "iters", "img/s", "min",
-              "median", "max", "device_MiB", "pinned_MiB", "host_MiB", "driver_MiB", "rss_MiB", "errors",
+  std::printf("%7s %10s %10s %10s %10s %10s %11s %11s %11s %11s %11s %6s %9s %s\n", "t_s", "iters", "img/s", "min",
+              "median", "max", "device_MiB", "pinned_MiB", "host_MiB", "driver_MiB", "rss_MiB", "errors", "captures",
               "decoder hw/cuda/cpu");
   std::fflush(stdout);
 
@@ -184,14 +187,18 @@ int Soak(const Options& opt) {
     s.driver = DriverUsedBytes();
     s.rss = HostRssBytes();
     s.errors = errors;
+    const ExecutorCounters c = pipe.counters();
+    s.captures = c.captures;
+    s.replays = c.replays;
     const ops::GpuDecoderCounters d = ops::ProcessGpuDecoderCounters();
     s.hw = d.images_hardware;
     s.cuda = d.images_cuda;
     s.cpu = d.images_cpu;
-    std::printf("%7.1f %10lld %10.0f %10.0f %10.0f %10.0f %11.1f %11.1f %11.1f %11.1f %11.1f %6lld %lld/%lld/%lld\n",
-                s.t, (long long)s.iterations, s.images_per_s, s.window_min, s.window_median, s.window_max,
-                MiB(s.device), MiB(s.pinned), MiB(s.host), MiB(s.driver), MiB(s.rss), (long long)s.errors,
-                (long long)s.hw, (long long)s.cuda, (long long)s.cpu);
+    std::printf(
+        "%7.1f %10lld %10.0f %10.0f %10.0f %10.0f %11.1f %11.1f %11.1f %11.1f %11.1f %6lld %9lld %lld/%lld/%lld\n", s.t,
+        (long long)s.iterations, s.images_per_s, s.window_min, s.window_median, s.window_max, MiB(s.device),
+        MiB(s.pinned), MiB(s.host), MiB(s.driver), MiB(s.rss), (long long)s.errors, (long long)s.captures,
+        (long long)s.hw, (long long)s.cuda, (long long)s.cpu);
     std::fflush(stdout);
     samples.push_back(s);
   };
@@ -257,15 +264,21 @@ int Soak(const Options& opt) {
   if (MiB(max_rss) > opt.max_host_growth_mib)
     problems.push_back("resident host memory grew " + std::to_string(MiB(max_rss)) + " MiB");
   if (sum == 0) problems.push_back("the consumer read only zeros");
+  // Shapes and capacities settle during warm-up; a capture after it is a re-capture (milliseconds
+  // each, docs/executor.md), i.e. capacity or buffer placement still moving.
+  if (last.captures != base.captures) {
+    problems.push_back("CUDA graphs re-captured after warm-up: " + std::to_string(base.captures) + " -> " +
+                       std::to_string(last.captures));
+  }
   std::string verdict = problems.empty() ? "pass" : "fail";
   std::printf(
       "soak summary: %lld iterations (%lld images) in %.1f s, %lld errors; images/s per interval %.0f..%.0f; growth "
       "after warm-up: Conveyor device %+.1f MiB, pinned %+.1f MiB, driver %+.1f MiB, resident host %+.1f MiB (max "
-      "%+.1f "
-      "MiB); checksum %llu: %s",
+      "%+.1f MiB); CUDA graphs %lld captures (%+lld after warm-up), %lld replays; checksum %llu: %s",
       (long long)total, (long long)(total * batch), last.t, (long long)errors, min_ips, max_ips,
       MiB(last.device - base.device), MiB(last.pinned - base.pinned), MiB(last.driver - base.driver),
-      MiB(last.rss - base.rss), MiB(max_rss), sum, verdict.c_str());
+      MiB(last.rss - base.rss), MiB(max_rss), (long long)last.captures, (long long)(last.captures - base.captures),
+      (long long)last.replays, sum, verdict.c_str());
   for (const std::string& p : problems) std::printf("; %s", p.c_str());
   std::printf("\n");
   if (!opt.json.empty()) {
