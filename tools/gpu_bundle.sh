@@ -72,3 +72,9 @@ mkdir -p .gpu_bundle
 rm -f .gpu_bundle/bundle.tar.gz
 tar cf - --sort=name "$BUNDLE" | xz -T1 --lzma2=preset=3,dict=1GiB > .gpu_bundle/bundle.tar.xz
 echo "packed: $(du -sh .gpu_bundle/bundle.tar.xz | cut -f1) in .gpu_bundle/bundle.tar.xz"
+# A device call carries at most 64 MiB of working tree: say so before a call is refused.
+size=$(stat -c %s .gpu_bundle/bundle.tar.xz)
+if [ "$size" -gt $((56 << 20)) ]; then
+  echo "gpu_bundle.sh: warning: the packed bundle is $((size >> 20)) MiB; a device call carries at most 64 MiB" \
+       "with the rest of the working tree (split it, or bundle fewer binaries)" >&2
+fi
