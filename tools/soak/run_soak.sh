@@ -22,7 +22,7 @@ case "${1:-}" in
     [ -d /root/bench_images ] || LD_LIBRARY_PATH=$B/lib "$B/make_test_images" /root/bench_images --photos 2048 >"$DIR/images.log" 2>&1
     CONVEYOR_BENCH_DATA=/root/bench_images CONVEYOR_BENCH_BATCH=${BATCH:-256} CONVEYOR_BENCH_THREADS=${THREADS:-8} \
       setsid nohup env LD_LIBRARY_PATH="$B/lib" "$B/conveyor_soak" bench/pipelines/train_fused.yaml \
-      --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup 30 --json "$DIR/soak.json" \
+      --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup 60 --json "$DIR/soak.json" \
       >"$DIR/soak.log" 2>&1 </dev/null &
     echo $! >"$DIR/pid"
     sleep "${WAIT:-560}"
