@@ -48,7 +48,7 @@ class ColorSpaceConversionOp final : public Operator {
 
   OutputDescs Setup(const Workspace& ws) override {
     TensorListDesc d = ws.InputDesc(0);
-    CheckInput(spec(), d, 0, {"HWC"}, kTypes);
+    d.layout = CheckInput(spec(), d, 0, {"HWC"}, kTypes);  // an unlabelled input comes out HWC
     samples_.assign(d.shapes.size(), CscSample{});
     for (size_t i = 0; i < d.shapes.size(); ++i) {
       Shape& s = d.shapes[i];

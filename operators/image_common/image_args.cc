@@ -13,23 +13,42 @@ std::string DTypeList(const std::vector<DType>& dtypes) {
   return s;
 }
 
-void CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
-                const std::vector<DType>& dtypes) {
+Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
+                  const std::vector<DType>& dtypes) {
   const std::string where = spec.Describe() + ": input " + std::to_string(index) + ": ";
+  Layout layout = desc.layout;
   if (!layouts.empty()) {
     bool ok = false;
-    for (const Layout& l : layouts) ok = ok || l == desc.layout;
+    for (const Layout& l : layouts) ok = ok || l == layout;
+    std::string unlabelled_note;
+    if (!ok && layout.empty()) {
+      // An unlabelled batch (an external source, readers.numpy without `layout`) is taken as the
+      // first layout when every sample has its rank, as the geometric operators take it
+      // (operators/resample/image_input.h).
+      const int rank = layouts[0].ndim();
+      ok = true;
+      for (size_t s = 0; s < desc.shapes.size() && ok; ++s) {
+        if (desc.shapes[s].ndim() != rank) {
+          ok = false;
+          unlabelled_note = " (sample " + std::to_string(s) + " has shape " + desc.shapes[s].ToString() +
+                            "; an unlabelled batch is taken as " + std::string(layouts[0].str()) +
+                            " only when every sample has " + std::to_string(rank) + " dims)";
+        }
+      }
+      if (ok) layout = layouts[0];
+    }
     if (!ok) {
       std::string want;
       for (size_t i = 0; i < layouts.size(); ++i) want += (i ? " or " : "") + std::string(layouts[i].str());
       throw InvalidArgument(where + "expected layout " + want + ", got " +
-                            (desc.layout.empty() ? std::string("none") : std::string(desc.layout.str())));
+                            (desc.layout.empty() ? std::string("none") : std::string(desc.layout.str())) +
+                            unlabelled_note);
     }
     for (size_t s = 0; s < desc.shapes.size(); ++s) {
-      if (desc.shapes[s].ndim() != desc.layout.ndim()) {
+      if (desc.shapes[s].ndim() != layout.ndim()) {
         throw InvalidArgument(where + "sample " + std::to_string(s) + " has shape " + desc.shapes[s].ToString() +
-                              ", expected " + std::to_string(desc.layout.ndim()) + " dims (" +
-                              std::string(desc.layout.str()) + ")");
+                              ", expected " + std::to_string(layout.ndim()) + " dims (" + std::string(layout.str()) +
+                              ")");
       }
     }
   }
@@ -40,6 +59,7 @@ void CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const
       throw InvalidArgument(where + "expected dtype " + DTypeList(dtypes) + ", got " + std::string(DTypeName(desc.dtype)));
     }
   }
+  return layout;
 }
 
 std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const std::vector<double>& values,

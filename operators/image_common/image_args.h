@@ -11,12 +11,17 @@
 namespace conveyor::ops {
 
 // Throws InvalidArgument unless input `index` has one of `layouts` (when non-empty: samples must
-// then have as many dims as the layout letters) and one of `dtypes` (when non-empty):
+// then have as many dims as the layout letters) and one of `dtypes` (when non-empty). A batch with
+// no layout whose samples all have the first layout's rank is taken as that layout (as the
+// geometric operators do). Returns the layout the input is taken as (desc.layout, or the first of
+// `layouts` for such an unlabelled batch).
 //   op "cmn" (cmn): input 0: expected layout HWC, got CHW
+//   op "cmn" (cmn): input 0: expected layout HWC, got none (sample 0 has shape (4, 5); an unlabelled
+//                   batch is taken as HWC only when every sample has 3 dims)
 //   op "cmn" (cmn): input 0: expected dtype uint8 or float32, got int32
 //   op "cmn" (cmn): input 0: sample 2 has shape (4, 5), expected 3 dims (HWC)
-void CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
-                const std::vector<DType>& dtypes);
+Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
+                  const std::vector<DType>& dtypes);
 
 // `values` (an argument's list for one sample) expanded to `channels` floats: one value is
 // broadcast, otherwise there must be exactly one per channel:

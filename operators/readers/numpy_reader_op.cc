@@ -5,6 +5,8 @@
 // | 0      | the files' dtype | the array's      | C order (Fortran-order files transposed)  |
 //
 // Every array of a batch must have the same dtype (a batch has one); a mismatch names both files.
+// `layout` (e.g. HWC) labels the output so that image operators, which check their input's layout,
+// take the arrays; every array must then have one dimension per letter (else: the file, its shape).
 // Sharding, shuffling, padding and epochs: reader_core.h.
 #include <algorithm>
 #include <vector>
@@ -21,8 +23,21 @@ const OpSchema kNumpyReaderSchema =
     WithReaderArgs(OpSchema("readers.numpy")
                        .Doc("Reads .npy arrays (NumPy format 1.0-3.0, C or Fortran order), sharded and shuffled "
                             "per epoch. Fortran-order arrays are transposed to C order.")
-                       .Output("data", "The array, in C order."),
+                       .Output("data", "The array, in C order.")
+                       .Arg<std::string>("layout", "",
+                                         "Layout of the arrays, given to the output (e.g. HWC for images, so that "
+                                         "image operators take them); every array must have one dimension per "
+                                         "letter. Empty: none."),
                    {"*.npy"});
+
+Layout ParseLayoutArg(const OpSpec& spec) {
+  const std::string text = spec.Arg<std::string>("layout");
+  try {
+    return Layout(text);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(spec.Describe() + ": argument \"layout\": " + e.what());
+  }
+}
 
 // Copies a Fortran-order array (first index fastest) into C order (last index fastest).
 void FortranToC(char* dst, const char* src, const Shape& shape, size_t item) {
@@ -47,7 +62,8 @@ void FortranToC(char* dst, const char* src, const Shape& shape, size_t item) {
 
 class NumpyReaderOp final : public ReaderOp {
  public:
-  explicit NumpyReaderOp(const OpSpec& spec) : ReaderOp(spec, /*class_folders=*/false) {}
+  explicit NumpyReaderOp(const OpSpec& spec)
+      : ReaderOp(spec, /*class_folders=*/false), layout_(ParseLayoutArg(spec)) {}
 
  protected:
   OutputDescs SetupSamples(const Workspace& ws, const std::vector<OpenFile>& files) override {
@@ -56,12 +72,17 @@ class NumpyReaderOp final : public ReaderOp {
       std::vector<char> head;
       for (int64_t i = begin; i < end; ++i) headers_[static_cast<size_t>(i)] = ReadHeader(files[static_cast<size_t>(i)], head);
     });
-    TensorListDesc desc{{}, headers_.empty() ? DType::kUInt8 : headers_[0].dtype, {}};
+    TensorListDesc desc{{}, headers_.empty() ? DType::kUInt8 : headers_[0].dtype, layout_};
     for (size_t i = 0; i < headers_.size(); ++i) {
       if (headers_[i].dtype != desc.dtype) {
         throw InvalidArgument(FileWhere(files[i].index) + ": dtype " + std::string(DTypeName(headers_[i].dtype)) +
                               " differs from " + std::string(DTypeName(desc.dtype)) + " of \"" + batch_paths()[0] +
                               "\" in the same batch (a batch has one dtype)");
+      }
+      if (!layout_.empty() && headers_[i].shape.ndim() != layout_.ndim()) {
+        throw InvalidArgument(FileWhere(files[i].index) + ": array of shape " + headers_[i].shape.ToString() + " has " +
+                              std::to_string(headers_[i].shape.ndim()) + " dimensions; argument \"layout\" " +
+                              std::string(layout_.str()) + " needs " + std::to_string(layout_.ndim()));
       }
       desc.shapes.push_back(headers_[i].shape);
     }
@@ -103,6 +124,7 @@ class NumpyReaderOp final : public ReaderOp {
     return h;
   }
 
+  Layout layout_;                   // from the argument; empty: none
   std::vector<NpyHeader> headers_;  // the current batch's, between Setup and RunCpu
 };
 

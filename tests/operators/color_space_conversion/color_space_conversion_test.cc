@@ -96,6 +96,18 @@ TEST(ColorSpaceConversion, SameTypeIsACopy) {
   }
 }
 
+// An unlabelled batch of 3-D samples is taken as HWC (CheckInput) and comes out labelled HWC, with
+// the pixels the labelled batch gives.
+TEST(ColorSpaceConversion, UnlabelledInputIsTakenAsHwcAndLabelled) {
+  const TensorListCPU labelled = RandomBatch({Shape{3, 5, 3}, Shape{2, 7, 3}}, DType::kUInt8, "HWC");
+  TensorListCPU unlabelled = labelled;
+  unlabelled.set_layout(Layout());
+  const TensorListCPU want = RunOp(Csc("RGB", "YCbCr"), Device::kCpu, labelled);
+  const TensorListCPU got = RunOp(Csc("RGB", "YCbCr"), Device::kCpu, unlabelled);
+  EXPECT_EQ(got.layout(), Layout("HWC"));
+  for (int s = 0; s < 2; ++s) EXPECT_EQ(SampleValues(got, s), SampleValues(want, s)) << "sample " << s;
+}
+
 TEST(ColorSpaceConversion, Errors) {
   EXPECT_THAT(RunError(Csc("RGB", "GRAY"), RandomBatch({Shape{2, 2, 3}, Shape{2, 2, 1}}, DType::kUInt8, "HWC")),
               HasSubstr("op \"color_space_conversion\" (csc): input 0: sample 1 has shape (2, 2, 1): expected 3 "

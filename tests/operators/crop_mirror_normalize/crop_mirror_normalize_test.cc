@@ -101,6 +101,24 @@ TEST(CropMirrorNormalize, PerSampleArguments) {
   EXPECT_THAT(SampleValues(out, 1), ElementsAre(15, 5));  // columns 2, 1 minus 5
 }
 
+// An unlabelled batch (external_source, readers.numpy without `layout`) of 3-D samples is taken as
+// HWC, as the geometric operators take it: the same result as the labelled batch. 2-D samples
+// without a layout are refused, saying why.
+TEST(CropMirrorNormalize, UnlabelledThreeDimensionalInputIsTakenAsHwc) {
+  const OpSpec spec = Cmn().SetArg("crop", std::vector<int64_t>{2, 2}).SetArg("mirror", 1);
+  const TensorListCPU labelled = Ramp(3, 4, 3);
+  TensorListCPU unlabelled = labelled;
+  unlabelled.set_layout(Layout());
+  const TensorListCPU want = RunOp(spec, Device::kCpu, labelled);
+  const TensorListCPU got = RunOp(spec, Device::kCpu, unlabelled);
+  EXPECT_EQ(got.layout(), Layout("CHW"));
+  EXPECT_EQ(SampleValues(got, 0), SampleValues(want, 0));
+  const TensorListCPU flat = MakeBatch<uint8_t>({Shape{4, 5}}, {std::vector<uint8_t>(20, 7)}, "");
+  EXPECT_THAT(RunError(Cmn(), flat),
+              HasSubstr("input 0: expected layout HWC, got none (sample 0 has shape (4, 5); an unlabelled batch is "
+                        "taken as HWC only when every sample has 3 dims)"));
+}
+
 TEST(CropMirrorNormalize, Errors) {
   const TensorListCPU img = Ramp(4, 4, 3);
   TensorListCPU chw = img;

@@ -10,6 +10,8 @@
 
 #include "core/error.h"
 #include "core/op/harness.h"
+#include "core/pipeline/graph.h"
+#include "core/pipeline/pipeline.h"
 #include "core/tensor/half.h"
 #include "operators/readers/npy_format.h"
 #include "tests/conformance/conformance.h"
@@ -18,6 +20,7 @@
 namespace conveyor {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ops::MakeNpyHeader;
 using ops::ParseNpyHeader;
@@ -189,6 +192,69 @@ TEST(NumpyReader, FileRootListsEveryArrayUnderIt) {
   EXPECT_EQ(h.op().EpochSize(3), 3);
   h.Run();
   for (int s = 0; s < 3; ++s) ExpectFixture(h.OutputCpu(0), s, DType::kInt32, Shape{3, 4, 2});
+}
+
+// `layout` labels the arrays for the operators that read layouts: a uint8 (3, 4, 2) array read as
+// HWC comes out labelled, unchanged, and flip (which mirrors along the layout's W) mirrors it along
+// its second axis; labelled CHW, the same array is mirrored along its last axis instead — the
+// label, not the rank, decides.
+TEST(NumpyReader, LayoutLabelsTheArraysForImageOperators) {
+  OpHarness h(Reader({"uint8_c.npy"}).SetArg("layout", std::string("HWC")), Device::kCpu, 1);
+  h.Run();
+  EXPECT_EQ(h.OutputCpu(0).layout(), Layout("HWC"));
+  ExpectFixture(h.OutputCpu(0), 0, DType::kUInt8, Shape{3, 4, 2});
+
+  auto flipped = [](const std::string& layout) {
+    const std::string yaml =
+        "pipeline: {name: npy_images, batch_size: 1, device: cpu, num_threads: 1}\n"
+        "ops:\n"
+        "  - {op: readers.numpy, name: np, args: {files: ['" + kDir + "uint8_c.npy'], layout: " + layout +
+        "}, outputs: [images]}\n"
+        "  - {op: flip, name: flip, inputs: [images], args: {horizontal: 1}, outputs: [flipped]}\n"
+        "outputs: [flipped]\n";
+    Pipeline p = Pipeline::FromYaml(yaml);
+    p.Build();
+    PipelineOutputs out = p.Outputs();
+    const TensorListCPU& list = out.Cpu(0);
+    EXPECT_EQ(list.layout(), Layout(layout));
+    EXPECT_EQ(list.shape(0), (Shape{3, 4, 2}));
+    const auto* v = static_cast<const uint8_t*>(list.raw_sample(0));
+    return std::vector<uint8_t>(v, v + 24);
+  };
+  const std::vector<uint8_t> hwc = flipped("HWC"), chw = flipped("CHW");
+  for (int64_t a = 0; a < 3; ++a) {
+    for (int64_t b = 0; b < 4; ++b) {
+      for (int64_t c = 0; c < 2; ++c) {
+        const int64_t i = (a * 4 + b) * 2 + c;
+        EXPECT_EQ(hwc[i], Value(DType::kUInt8, (a * 4 + (3 - b)) * 2 + c)) << "HWC " << a << "," << b;
+        EXPECT_EQ(chw[i], Value(DType::kUInt8, (a * 4 + b) * 2 + (1 - c))) << "CHW " << a << "," << b;
+      }
+    }
+  }
+}
+
+TEST(NumpyReader, LayoutErrorsNameTheArgumentOrTheFile) {
+  // One letter per dimension: a (3, 4, 2) array is not HW.
+  EXPECT_THAT(
+      [&] {
+        OpHarness h(Reader({"float32_c.npy"}).SetArg("layout", std::string("HW")), Device::kCpu, 1);
+        h.Run();
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("file \"" + kDir + "float32_c.npy\": array of shape (3, 4, 2) "
+                                                          "has 3 dimensions; argument \"layout\" HW needs 2")));
+  // A letter twice: refused where the argument stands in the file.
+  const std::string text =
+      "pipeline: {name: bad_layout, batch_size: 1, device: cpu}\n"
+      "ops:\n"
+      "  - op: readers.numpy\n"
+      "    name: np\n"
+      "    args: {files: ['" + kDir + "float32_c.npy'], layout: HWH}\n"
+      "    outputs: [data]\n"
+      "outputs: [data]\n";
+  EXPECT_THAT([&] { Pipeline::FromYaml(text).Build(); },
+              ::testing::ThrowsMessage<ArgumentError>(AllOf(
+                  HasSubstr(":5:"), HasSubstr("op \"readers.numpy\" (np): argument \"layout\": layout \"HWH\": axis 'H' "
+                                              "appears twice"))));
 }
 
 using testing::OperatorConformance;
