@@ -1,13 +1,25 @@
 #include "core/op/tbb_thread_pool.h"
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 
 namespace conveyor {
 
-TbbThreadPool::TbbThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)), arena_(num_threads_) {}
+namespace {
+// TBB never runs more threads than its process-wide limit (the machine's cores unless a
+// tbb::global_control lowers or raises it); an arena that asks for more gets the limit and TBB
+// prints a warning on stderr, in the middle of a user's output. Asking for the limit instead runs
+// exactly the same threads, silently.
+int AllowedThreads(int requested) {
+  const int limit = static_cast<int>(tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  return std::clamp(requested, 1, std::max(1, limit));
+}
+}  // namespace
+
+TbbThreadPool::TbbThreadPool(int num_threads) : num_threads_(AllowedThreads(num_threads)), arena_(num_threads_) {}
 
 void TbbThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;

@@ -1,5 +1,6 @@
 // TbbThreadPool: CpuThreadPool on a tbb::task_arena — for the executor, the test harness and CPU
-// kernels that want TBB directly (arena()).
+// kernels that want TBB directly (arena()). num_threads is capped at TBB's process-wide limit (the
+// machine's cores by default), which TBB would impose anyway; num_threads() is what runs.
 #pragma once
 
 #include <oneapi/tbb/task_arena.h>
