@@ -14,6 +14,7 @@ set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUTDIR=${OUT:-$HERE/out}
 mkdir -p "$OUTDIR/xml"
+rm -f "$OUTDIR"/*.result  # sanitizer verdicts of an earlier run in the same folder would be counted again
 export LD_LIBRARY_PATH="$HERE/lib:$HERE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 SANITIZE=0; BENCH=0; PYTHON=0; ONLY=.; TOOLS=memcheck,racecheck,synccheck,initcheck; STIMEOUT=300
 SAN_ONLY=0; GPU_ONLY=0; JOBS=1

@@ -13,33 +13,32 @@ std::string DTypeList(const std::vector<DType>& dtypes) {
   return s;
 }
 
+Layout TakenLayout(const TensorListDesc& desc, const std::vector<Layout>& layouts) {
+  for (const Layout& l : layouts) {
+    if (l == desc.layout) return l;
+  }
+  if (desc.layout.empty() && !layouts.empty()) {
+    const int rank = desc.shapes.empty() ? layouts[0].ndim() : desc.shapes[0].ndim();
+    if (rank == layouts[0].ndim()) return layouts[0];
+  }
+  return Layout();
+}
+
 Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
                   const std::vector<DType>& dtypes) {
   const std::string where = spec.Describe() + ": input " + std::to_string(index) + ": ";
   Layout layout = desc.layout;
   if (!layouts.empty()) {
-    bool ok = false;
-    for (const Layout& l : layouts) ok = ok || l == layout;
-    std::string unlabelled_note;
-    if (!ok && layout.empty()) {
-      // An unlabelled batch (an external source, readers.numpy without `layout`) is taken as the
-      // first layout when every sample has its rank, as the geometric operators take it
-      // (operators/resample/image_input.h).
-      const int rank = layouts[0].ndim();
-      ok = true;
-      for (size_t s = 0; s < desc.shapes.size() && ok; ++s) {
-        if (desc.shapes[s].ndim() != rank) {
-          ok = false;
-          unlabelled_note = " (sample " + std::to_string(s) + " has shape " + desc.shapes[s].ToString() +
-                            "; an unlabelled batch is taken as " + std::string(layouts[0].str()) +
-                            " only when every sample has " + std::to_string(rank) + " dims)";
-        }
-      }
-      if (ok) layout = layouts[0];
-    }
-    if (!ok) {
+    layout = TakenLayout(desc, layouts);
+    if (layout.empty()) {
       std::string want;
       for (size_t i = 0; i < layouts.size(); ++i) want += (i ? " or " : "") + std::string(layouts[i].str());
+      const std::string unlabelled_note = desc.layout.empty() && !desc.shapes.empty()
+                                              ? " (sample 0 has shape " + desc.shapes[0].ToString() +
+                                                    "; an unlabelled batch is taken as " +
+                                                    std::string(layouts[0].str()) + " only when every sample has " +
+                                                    std::to_string(layouts[0].ndim()) + " dims)"
+                                              : "";
       throw InvalidArgument(where + "expected layout " + want + ", got " +
                             (desc.layout.empty() ? std::string("none") : std::string(desc.layout.str())) +
                             unlabelled_note);
@@ -56,7 +55,8 @@ Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, con
     bool ok = false;
     for (DType t : dtypes) ok = ok || t == desc.dtype;
     if (!ok) {
-      throw InvalidArgument(where + "expected dtype " + DTypeList(dtypes) + ", got " + std::string(DTypeName(desc.dtype)));
+      throw InvalidArgument(where + "expected dtype " + DTypeList(dtypes) + ", got " +
+                            std::string(DTypeName(desc.dtype)));
     }
   }
   return layout;

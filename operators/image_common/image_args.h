@@ -10,11 +10,15 @@
 
 namespace conveyor::ops {
 
+// The layout a batch is taken as by an operator that accepts `layouts`: its own when it is one of
+// them; for a batch with no layout (an external source, readers.numpy without `layout`), the first
+// of `layouts` when its samples have that rank (judged by sample 0; the per-sample checks catch the
+// rest); else none (empty). Shared by CheckInput and the geometric operators' CheckImageInput.
+Layout TakenLayout(const TensorListDesc& desc, const std::vector<Layout>& layouts);
+
 // Throws InvalidArgument unless input `index` has one of `layouts` (when non-empty: samples must
-// then have as many dims as the layout letters) and one of `dtypes` (when non-empty). A batch with
-// no layout whose samples all have the first layout's rank is taken as that layout (as the
-// geometric operators do). Returns the layout the input is taken as (desc.layout, or the first of
-// `layouts` for such an unlabelled batch).
+// then have as many dims as the layout letters) and one of `dtypes` (when non-empty). Returns the
+// layout the input is taken as (TakenLayout; desc.layout when `layouts` is empty).
 //   op "cmn" (cmn): input 0: expected layout HWC, got CHW
 //   op "cmn" (cmn): input 0: expected layout HWC, got none (sample 0 has shape (4, 5); an unlabelled
 //                   batch is taken as HWC only when every sample has 3 dims)

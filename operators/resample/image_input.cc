@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "operators/image_common/image_args.h"
 
 namespace conveyor::ops {
 namespace {
@@ -23,27 +24,16 @@ Layout CheckImageInput(const Workspace& ws, int input, const std::vector<Layout>
                        const std::vector<DType>& dtypes, int max_channels) {
   const TensorListDesc d = ws.InputDesc(input);
   const std::string where = ws.spec().Describe() + ": input " + std::to_string(input);
-  Layout layout = d.layout;
-  bool ok = false;
-  for (const Layout& l : layouts) ok = ok || l == layout;
+  const Layout layout = TakenLayout(d, layouts);  // an unlabelled batch of the right rank: the first
   if (layout.empty()) {
-    // An unlabelled batch (an external source, a reader of arrays) is taken as the first layout
-    // when its samples have that rank.
-    const int rank = d.shapes.empty() ? layouts[0].ndim() : d.shapes[0].ndim();
-    if (rank == layouts[0].ndim()) {
-      layout = layouts[0];
-      ok = true;
-    }
-  }
-  if (!ok) {
     throw InvalidArgument(where + ": expected layout " + OneOf(layouts, [](const Layout& l) { return l.str(); }) +
                           ", got " + (d.layout.empty() ? std::string("none") : std::string(d.layout.str())));
   }
   bool dtype_ok = false;
   for (DType t : dtypes) dtype_ok = dtype_ok || t == d.dtype;
   if (!dtype_ok) {
-    throw InvalidArgument(where + ": expected dtype " + OneOf(dtypes, [](DType t) { return DTypeName(t); }) +
-                          ", got " + std::string(DTypeName(d.dtype)));
+    throw InvalidArgument(where + ": expected dtype " + OneOf(dtypes, [](DType t) { return DTypeName(t); }) + ", got " +
+                          std::string(DTypeName(d.dtype)));
   }
   const int c_axis = layout.find('C');
   for (size_t i = 0; i < d.shapes.size(); ++i) {
@@ -54,8 +44,9 @@ Layout CheckImageInput(const Workspace& ws, int input, const std::vector<Layout>
     }
     // A zero-sized sample passes: it has no pixels to resample.
     if (max_channels > 0 && c_axis >= 0 && s.num_elements() > 0 && s[c_axis] > max_channels) {
-      throw InvalidArgument(where + ": sample " + std::to_string(i) + ": expected at most " + std::to_string(max_channels) +
-                            " channels, got " + std::to_string(s[c_axis]) + " (shape " + s.ToString() + ")");
+      throw InvalidArgument(where + ": sample " + std::to_string(i) + ": expected at most " +
+                            std::to_string(max_channels) + " channels, got " + std::to_string(s[c_axis]) + " (shape " +
+                            s.ToString() + ")");
     }
   }
   return layout;

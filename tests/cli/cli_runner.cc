@@ -68,10 +68,12 @@ std::vector<uint8_t> RandomBytes(size_t n, uint32_t seed) {
   return v;
 }
 
-CliResult RunConveyor(const std::vector<std::string>& args) {
+CliResult RunConveyor(const std::vector<std::string>& args) { return RunProgram("cli/conveyor", args); }
+
+CliResult RunProgram(const std::string& program, const std::vector<std::string>& args) {
   static int counter = 0;
   const std::string base = TempRoot() + "/conveyor_cli_" + std::to_string(++counter);
-  std::string command = "cli/conveyor";
+  std::string command = program;
   for (const std::string& a : args) command += " " + Quote(a);
   command += " >" + Quote(base + ".out") + " 2>" + Quote(base + ".err") + " </dev/null";
   const int raw = std::system(command.c_str());

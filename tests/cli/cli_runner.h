@@ -17,6 +17,8 @@ struct CliResult {
 };
 
 CliResult RunConveyor(const std::vector<std::string>& args);
+// The same for another program of the runfiles tree (e.g. "tools/soak/conveyor_soak").
+CliResult RunProgram(const std::string& program, const std::vector<std::string>& args);
 
 // A fresh folder under $TEST_TMPDIR.
 std::string MakeTempDir(const std::string& name);

@@ -4,55 +4,34 @@
 // node; on a GPU, a
 // GPU pipeline consumed on the consumer's stream passes with flat device memory.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "tests/cli/cli_runner.h"
 #include "tests/util/gpu_test.h"
 
 namespace conveyor::testing {
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using cli_test::CliResult;
+using cli_test::ReadText;
+using cli_test::WriteText;
 
-std::string TempDir() {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string d = std::string(t ? t : "/tmp") + "/soak_test." + std::to_string(::getpid());
-  std::filesystem::create_directories(d);
-  return d;
+CliResult RunSoak(const std::vector<std::string>& args) {
+  return cli_test::RunProgram("tools/soak/conveyor_soak", args);
 }
 
-Result RunSoak(const std::string& args) {
-  const std::string err = TempDir() + "/stderr.txt";
-  const std::string command = "tools/soak/conveyor_soak " + args + " 2>'" + err + "'";
-  Result r;
-  FILE* p = ::popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(p);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream e(err);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  return r;
+std::string TempDir() {
+  static const std::string dir = cli_test::MakeTempDir("soak_test");
+  return dir;
 }
 
 std::string WriteYaml(const std::string& name, const std::string& text) {
   const std::string path = TempDir() + "/" + name;
-  std::ofstream(path) << text;
+  WriteText(path, text);
   return path;
 }
 
@@ -75,7 +54,8 @@ TEST(Soak, ShortCpuSoakPassesWithIntervalLinesAndSummary) {
                       "  - {op: cast, name: c, inputs: [u], args: {dtype: float16}, outputs: [h]}\n"
                       "outputs: [u, h]\n");
   const std::string json = TempDir() + "/soak.json";
-  const Result r = RunSoak("'" + yaml + "' --seconds 2 --interval 0.5 --warmup 3 --output h --json '" + json + "'");
+  const CliResult r =
+      RunSoak({yaml, "--seconds", "2", "--interval", "0.5", "--warmup", "3", "--output", "h", "--json", json});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("output \"h\""), std::string::npos) << r.out;
   // The baseline line plus one per interval (the last one may end early at the deadline).
@@ -84,36 +64,33 @@ TEST(Soak, ShortCpuSoakPassesWithIntervalLinesAndSummary) {
   EXPECT_NE(r.out.find(", 0 errors;"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(": pass"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("CUDA graphs 0 captures (+0 after warm-up), 0 replays"), std::string::npos) << r.out;
-  std::ifstream j(json);
-  std::stringstream js;
-  js << j.rdbuf();
-  EXPECT_EQ(js.str().rfind("{\"verdict\": \"pass\", \"intervals\": [{\"t\": 0.0", 0), 0u) << js.str();
+  const std::string js = ReadText(json);
+  EXPECT_EQ(js.rfind("{\"verdict\": \"pass\", \"intervals\": [{\"t\": 0.0", 0), 0u) << js;
 }
 
 TEST(Soak, UsageErrorsExitTwoWithTheReason) {
-  Result r = RunSoak("");
+  CliResult r = RunSoak({});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("conveyor_soak: no pipeline file given"), std::string::npos) << r.err;
-  r = RunSoak("x.yaml --seconds -3");
+  r = RunSoak({"x.yaml", "--seconds", "-3"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--seconds takes a positive number"), std::string::npos) << r.err;
-  r = RunSoak("x.yaml --frobnicate");
+  r = RunSoak({"x.yaml", "--frobnicate"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unexpected argument \"--frobnicate\""), std::string::npos) << r.err;
 }
 
 TEST(Soak, MissingFileAndFailingPipelineExitOneWithTheMessage) {
-  Result r = RunSoak("/nonexistent/pipeline.yaml --seconds 1");
+  CliResult r = RunSoak({"/nonexistent/pipeline.yaml", "--seconds", "1"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.err.find("/nonexistent/pipeline.yaml"), std::string::npos) << r.err;
   // A decoder meeting a damaged file in the first iterations: the error names the file and node.
   const std::string dir = TempDir() + "/files/class_a";
-  std::filesystem::create_directories(dir);
   std::mt19937 rng(std::random_device{}());
   for (int i = 0; i < 4; ++i) {
-    std::ofstream f(dir + "/damaged" + std::to_string(i) + ".jpg", std::ios::binary);
-    f << "\xff\xd8";  // a JPEG start marker, then noise
-    for (int b = 0; b < 200; ++b) f.put(static_cast<char>(rng()));
+    std::string bytes = "\xff\xd8";  // a JPEG start marker, then noise
+    for (int b = 0; b < 200; ++b) bytes += static_cast<char>(rng());
+    WriteText(dir + "/damaged" + std::to_string(i) + ".jpg", bytes);
   }
   const std::string yaml =
       WriteYaml("files.yaml",
@@ -124,7 +101,7 @@ TEST(Soak, MissingFileAndFailingPipelineExitOneWithTheMessage) {
                     "/files'}, outputs: [jpegs, labels]}\n"
                     "  - {op: decoders.image, name: decode, inputs: [jpegs], outputs: [images]}\n"
                     "outputs: [images]\n");
-  r = RunSoak("'" + yaml + "' --seconds 2 --warmup 4");
+  r = RunSoak({yaml, "--seconds", "2", "--warmup", "4"});
   EXPECT_EQ(r.status, 1) << r.out << r.err;
   EXPECT_NE(r.err.find("damaged"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("\"decode\""), std::string::npos) << r.err;
@@ -140,7 +117,8 @@ TEST(SoakGpu, GpuPipelineConsumedOnItsStreamKeepsDeviceMemoryFlat) {
       "  - {op: random.uniform, name: u, device: gpu, args: {range: [0.0, 255.0], shape: [64, 64, 3]}, outputs: [u]}\n"
       "  - {op: cast, name: c, device: gpu, inputs: [u], args: {dtype: float16}, outputs: [h]}\n"
       "outputs: [h]\n");
-  const Result r = RunSoak("'" + yaml + "' --seconds 3 --interval 1 --warmup 10 --max-device-growth-mib 0");
+  const CliResult r =
+      RunSoak({yaml, "--seconds", "3", "--interval", "1", "--warmup", "10", "--max-device-growth-mib", "0"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Conveyor device +0.0 MiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(+0 after warm-up)"), std::string::npos) << r.out;  // no re-capture

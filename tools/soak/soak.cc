@@ -153,9 +153,8 @@ int Soak(const Options& opt) {
       }
       out.Release();
       pipe.Run();
-    } catch (const std::exception& e) {
-      ++errors;
-      std::fprintf(stderr, "soak: error: %s\n", e.what());
+    } catch (...) {
+      ++errors;  // main() prints the error and exits 1
       throw;
     }
   };
