@@ -164,7 +164,8 @@ struct GpuDecoder::Impl {
   void DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws, const std::string& where);
   void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
                       StreamView stream, const std::string& where);
-  void UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images);
+  void ReadEngineTimes(SlotState& slot);
+  void UpdateBalance(double cuda_seconds, int64_t cuda_images);
   void Unavailable(const std::string& why);
 };
 
@@ -176,8 +177,19 @@ void GpuDecoder::Impl::Unavailable(const std::string& why) {
   counters.unavailable_reason = why;
 }
 
+// CONVEYOR_JPEG_ENGINES: "0" turns the hardware JPEG engines off (the CUDA backend takes their
+// images), "1" or unset leaves them to the decoder; anything else is refused.
+bool EnginesAllowedByEnv() {
+  const char* v = std::getenv("CONVEYOR_JPEG_ENGINES");
+  if (v == nullptr || std::strcmp(v, "1") == 0) return true;
+  if (std::strcmp(v, "0") == 0) return false;
+  throw Error(std::string("CONVEYOR_JPEG_ENGINES: expected 0 (hardware JPEG engines off) or 1 (on), got \"") + v +
+              "\"");
+}
+
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
+  const bool engines_allowed = EnginesAllowedByEnv();
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
   lib = SharedNvjpeg(&why);
@@ -202,6 +214,10 @@ void GpuDecoder::Impl::Init() {
   }
   counters.nvjpeg_available = true;
   if (options.paths == DecodePaths::kCudaOnly) return;
+  if (!engines_allowed) {
+    counters.unavailable_reason = "hardware JPEG engines turned off (CONVEYOR_JPEG_ENGINES=0)";
+    return;
+  }
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
   nvjpegStatus_t hw = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER
                                   : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator,
@@ -398,34 +414,41 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   part.pending = true;
 }
 
-// Moves the engines' share toward the split that makes both paths finish together:
-// share = hw_rate / (hw_rate + cuda_rate). The engines' time of a slot is read when its events
-// have completed (the next use of the slot), never waited for.
-void GpuDecoder::Impl::UpdateBalance(SlotState& slot, double cuda_seconds, int64_t cuda_images) {
-  // The sub-batches run side by side: the engines' rate is their images over the longest one.
-  bool all_done = !slot.hw.empty();
-  bool any_pending = false;
+// The engines' time of a slot's previous batch, read at the slot's next use (its events have
+// completed by then: Decode waits for slot.done first), never waited for. The sub-batches run side
+// by side: the engines' rate is their images over the longest one.
+void GpuDecoder::Impl::ReadEngineTimes(SlotState& slot) {
+  double longest = 0;
+  int64_t images = 0;
   for (HwPart& part : slot.hw) {
-    any_pending |= part.pending;
-    if (part.pending && !part.end.Query()) all_done = false;
+    if (!part.pending || !part.end.Query()) continue;
+    const double gpu_s = cuda::Event::ElapsedMs(part.start, part.end) / 1e3;
+    longest = std::max({longest, gpu_s, part.host_s});
+    images += part.images;
+    part.pending = false;
+    std::lock_guard<std::mutex> lock(counters_mu);
+    ++counters.hw_batches;
+    counters.hw_host_seconds += part.host_s;
+    counters.hw_gpu_seconds += gpu_s;
   }
-  if (any_pending && all_done) {
-    double longest = 0;
-    int64_t images = 0;
-    for (HwPart& part : slot.hw) {
-      if (!part.pending) continue;
-      longest = std::max({longest, cuda::Event::ElapsedMs(part.start, part.end) / 1e3, part.host_s});
-      images += part.images;
-      part.pending = false;
-    }
-    if (longest > 0 && images > 0) {
-      const double r = images / longest;
-      hw_rate = hw_rate == 0 ? r : (1 - kEma) * hw_rate + kEma * r;
-    }
+  if (longest > 0 && images > 0) {
+    const double r = static_cast<double>(images) / longest;
+    hw_rate = hw_rate == 0 ? r : (1 - kEma) * hw_rate + kEma * r;
   }
+}
+
+// Moves the engines' share toward the split that makes both paths finish together:
+// share = hw_rate / (hw_rate + cuda_rate).
+void GpuDecoder::Impl::UpdateBalance(double cuda_seconds, int64_t cuda_images) {
   if (cuda_images > 0 && cuda_seconds > 0) {
-    const double r = cuda_images / cuda_seconds;
+    const double r = static_cast<double>(cuda_images) / cuda_seconds;
     cuda_rate = cuda_rate == 0 ? r : (1 - kEma) * cuda_rate + kEma * r;
+  }
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.cuda_seconds += cuda_seconds;
+    counters.hw_rate = hw_rate;
+    counters.cuda_rate = cuda_rate;
   }
   if (options.hw_load >= 0 || options.paths != DecodePaths::kAuto || hw_handle == nullptr) return;
   if (hw_rate > 0 && cuda_rate > 0) {
@@ -511,6 +534,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   // This slot's host buffers (staging, decode parameters) were last read by its previous call;
   // under the executor that work has finished already, so this returns at once.
   slot.done.Synchronize();
+  d.ReadEngineTimes(slot);
   auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
   const int channels = DecodeChannels(d.options.color);
   const bool nv = d.lib != nullptr;
@@ -518,6 +542,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
                        d.options.paths != DecodePaths::kCpuOnly;
 
   // A: classify. The engines' support check needs each header parsed (cheap, in parallel).
+  const auto a_start = Clock::now();
   d.engine_ok.assign(n, 0);
   if (engines) {
     const NvjpegApi& a = d.api();
@@ -595,7 +620,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const int hw_items = hw_n == 0 ? 0 : std::clamp(hw_n / 16, 1, std::max(d.hw_parts, 1));
   const int64_t items = hw_items + static_cast<int64_t>(d.cuda_list.size());
   const auto b_start = Clock::now();
-  std::atomic<int64_t> cuda_end_ns{0};
+  std::atomic<int64_t> cuda_end_ns{0}, hw_start_ns{0};
   if (!d.cuda_list.empty()) slot.start.Record(stream);
   if (items > 0) {
     const int device = d.options.device;
@@ -606,6 +631,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       for (int64_t item = begin; item < end; ++item) {
         if (item < hw_items) {
           const int p = static_cast<int>(item);
+          hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
           d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
           continue;
         }
@@ -634,6 +660,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     });
   }
   for (Worker* w : used) w->done.Wait(stream);  // a worker used twice: its last record covers both
+  const auto c_start = Clock::now();
   int64_t cuda_refused = 0;
   for (int i : d.cuda_list) {
     if (fallback[i]) {
@@ -670,9 +697,18 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
   }
   slot.done.Record(stream);
+  const auto c_end = Clock::now();
 
   const double cuda_s = cuda_end_ns.load() / 1e9;
-  if (nv) d.UpdateBalance(slot, cuda_s, static_cast<int64_t>(d.cuda_list.size()));
+  {
+    std::lock_guard<std::mutex> lock(d.counters_mu);
+    ++d.counters.calls;
+    d.counters.classify_seconds += std::chrono::duration<double>(b_start - a_start).count();
+    d.counters.phase_b_seconds += std::chrono::duration<double>(c_start - b_start).count();
+    d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
+    d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
+  }
+  if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));
   std::lock_guard<std::mutex> lock(d.counters_mu);
   GpuDecoderCounters batch;
   batch.images_hardware = static_cast<int64_t>(d.hw_list.size());

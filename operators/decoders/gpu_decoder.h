@@ -24,7 +24,7 @@
 //
 // Self-balancing: the images the engines accept are split between engines and CUDA backend in
 // proportion to each path's measured rate (images/s; engines: GPU events around their batch,
-// read one iteration later without waiting; CUDA: wall time of its part of phase B), smoothed
+// read at the slot's next use without waiting; CUDA: wall time of its part of phase B), smoothed
 // (EMA), starting engines-first, with a small share kept on each path so both stay measured.
 // `hw_load` in [0, 1] fixes the engines' share instead (DALI's hw_decoder_load); -1: automatic.
 #pragma once
@@ -78,6 +78,18 @@ struct GpuDecoderCounters {
   bool nvjpeg_available = false;
   bool hardware_available = false;
   double hw_share = 0;          // the engines' current share of accepted images
+  // Where the engines' and the CUDA backend's time goes (for tuning and benchmarks): summed over
+  // the engines' batches whose GPU time has been read, and over the CUDA backend's phase B.
+  int64_t hw_batches = 0;
+  double hw_host_seconds = 0;   // host time inside nvjpegDecodeBatched(Ex) (+ Initialize)
+  double hw_gpu_seconds = 0;    // GPU time between the events around the engines' batch
+  double cuda_seconds = 0;      // wall time of the CUDA backend's part of phase B
+  double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, images/s
+  int64_t calls = 0;            // Decode calls
+  double classify_seconds = 0;  // phase A (headers, the engines' support checks, the split)
+  double phase_b_seconds = 0;   // phase B: engines and CUDA backend side by side
+  double phase_c_seconds = 0;   // phase C: the CPU path and its uploads
+  double hw_start_seconds = 0;  // from phase B's start to the engines' call (waiting for a thread)
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 

@@ -5,14 +5,17 @@
 //
 //   CONVEYOR_DECODE_BENCH_DIR=/data/photos ./decode_gpu_bench [--benchmark_...]
 //   (the folder: >= 2,000 500x375 q90 JPEGs, e.g. from tools/make_test_images)
+//   CONVEYOR_DECODE_BENCH_THREADS: the pool's threads (default: every core)
 #include <benchmark/benchmark.h>
 #include <turbojpeg.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
@@ -23,6 +26,7 @@
 #include "core/op/workspace.h"
 #include "operators/common/crop_window.h"
 #include "operators/decoders/gpu_decoder.h"
+#include "operators/decoders/nvjpeg/nvjpeg_loader.h"
 
 namespace conveyor::ops {
 namespace {
@@ -62,46 +66,50 @@ const std::vector<File>& Files() {
   return files;
 }
 
-void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
-  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
-  const std::vector<File>& files = Files();
-  if (files.size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
-  GpuDecoderOptions options;
-  options.paths = paths;
-  GpuDecoder decoder(options);
-  if (paths != DecodePaths::kCpuOnly && !decoder.counters().nvjpeg_available) {
-    return state.SkipWithError(decoder.counters().unavailable_reason.c_str());
-  }
-  if (paths == DecodePaths::kHardwareOnly && !decoder.counters().hardware_available) {
-    return state.SkipWithError("no hardware JPEG engines");
-  }
+int PoolThreads() {
+  const char* env = std::getenv("CONVEYOR_DECODE_BENCH_THREADS");
+  const int n = env != nullptr ? std::atoi(env) : 0;
+  return n > 0 ? n : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+// One decoder with its own stream, thread pool and two slots of outputs, stepping through the
+// files a batch at a time.
+struct Runner {
+  GpuDecoder decoder;
   cuda::Stream stream = cuda::Stream::Create();
-  TbbThreadPool pool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
-  OpSpec spec("decoders.image", "bench");
-  Workspace ws(spec, kBatch);
-  ws.set_stream(stream.view());
-  ws.set_thread_pool(&pool);
-  int64_t max_bytes = 0;
-  for (const File& f : files) max_bytes = std::max(max_bytes, f.height * f.width * 3);
+  TbbThreadPool pool;
+  OpSpec spec{"decoders.image", "bench"};
+  Workspace ws{spec, kBatch};
   std::vector<Buffer> outs[kSlots];
-  for (auto& slot : outs) {
-    for (int i = 0; i < kBatch; ++i) slot.push_back(Buffer::Allocate(MemoryKind::kDevice, max_bytes, stream.view()));
-  }
+  std::vector<GpuDecodeSample> samples = std::vector<GpuDecodeSample>(kBatch);
   const RandomCropParams crop;
-  std::vector<GpuDecodeSample> samples(kBatch);
+  bool roi = false;
   int64_t cursor = 0, iteration = 0, images = 0;
-  auto cpu = [&](int i, uint8_t* dst) {
-    tjhandle tj = tjInitDecompress();
-    const GpuDecodeSample& s = samples[i];
-    std::vector<uint8_t> full(static_cast<size_t>(s.height * s.width * 3));
-    tjDecompress2(tj, s.data, s.size, full.data(), static_cast<int>(s.width), 0, static_cast<int>(s.height), TJPF_RGB,
-                  TJFLAG_ACCURATEDCT);
-    tjDestroy(tj);
-    for (int64_t y = 0; y < s.roi.h; ++y) {
-      std::copy_n(&full[static_cast<size_t>(((s.roi.y + y) * s.width + s.roi.x) * 3)], s.roi.w * 3, dst + y * s.roi.w * 3);
+
+  Runner(DecodePaths paths, bool roi_windows, int threads, int64_t first_file)
+      : decoder(GpuDecoderOptions{.paths = paths}), pool(threads), roi(roi_windows), cursor(first_file) {
+    ws.set_stream(stream.view());
+    ws.set_thread_pool(&pool);
+    int64_t max_bytes = 0;
+    for (const File& f : Files()) max_bytes = std::max(max_bytes, f.height * f.width * 3);
+    for (auto& slot : outs) {
+      for (int i = 0; i < kBatch; ++i) slot.push_back(Buffer::Allocate(MemoryKind::kDevice, max_bytes, stream.view()));
     }
-  };
-  for (auto _ : state) {
+  }
+
+  // Why this configuration cannot run, or "".
+  std::string Unusable(DecodePaths paths) const {
+    if (paths != DecodePaths::kCpuOnly && !decoder.counters().nvjpeg_available) {
+      return decoder.counters().unavailable_reason;
+    }
+    if (paths == DecodePaths::kHardwareOnly && !decoder.counters().hardware_available) {
+      return "no hardware JPEG engines";
+    }
+    return "";
+  }
+
+  void Step() {
+    const std::vector<File>& files = Files();
     const int slot = static_cast<int>(iteration % kSlots);
     ws.set_slot(slot);
     ws.set_iteration(iteration);
@@ -115,24 +123,157 @@ void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
       samples[i] = GpuDecodeSample{f.bytes.data(), f.bytes.size(), true, f.height, f.width, win,
                                    static_cast<uint8_t*>(outs[slot][i].device_ptr())};
     }
+    auto cpu = [&](int i, uint8_t* dst) {
+      tjhandle tj = tjInitDecompress();
+      const GpuDecodeSample& s = samples[i];
+      std::vector<uint8_t> full(static_cast<size_t>(s.height * s.width * 3));
+      tjDecompress2(tj, s.data, s.size, full.data(), static_cast<int>(s.width), 0, static_cast<int>(s.height), TJPF_RGB,
+                    TJFLAG_ACCURATEDCT);
+      tjDestroy(tj);
+      for (int64_t y = 0; y < s.roi.h; ++y) {
+        std::copy_n(&full[static_cast<size_t>(((s.roi.y + y) * s.width + s.roi.x) * 3)], s.roi.w * 3,
+                    dst + y * s.roi.w * 3);
+      }
+    };
     decoder.Decode(samples, ws, cpu, [&](int i) { return std::to_string(i); }, "bench");
     ++iteration;
     images += kBatch;
   }
-  stream.Synchronize();
-  state.SetItemsProcessed(images);
-  const GpuDecoderCounters c = decoder.counters();
-  state.counters["engines"] = static_cast<double>(c.images_hardware);
-  state.counters["cuda"] = static_cast<double>(c.images_cuda);
-  state.counters["cpu"] = static_cast<double>(c.images_cpu);
-  state.counters["hw_share"] = c.hw_share;
+};
+
+void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::string& prefix) {
+  state.counters[prefix + "engines"] = static_cast<double>(c.images_hardware);
+  state.counters[prefix + "cuda"] = static_cast<double>(c.images_cuda);
+  state.counters[prefix + "cpu"] = static_cast<double>(c.images_cpu);
+  state.counters[prefix + "hw_share"] = c.hw_share;
+  if (c.hw_batches > 0) {
+    // Per engines' batch: host time in the nvJPEG call, GPU time between its events.
+    state.counters[prefix + "hw_host_ms"] = 1e3 * c.hw_host_seconds / static_cast<double>(c.hw_batches);
+    state.counters[prefix + "hw_gpu_ms"] = 1e3 * c.hw_gpu_seconds / static_cast<double>(c.hw_batches);
+  }
+  if (c.calls > 0) {  // per Decode call
+    const double calls = static_cast<double>(c.calls);
+    state.counters[prefix + "A_ms"] = 1e3 * c.classify_seconds / calls;
+    state.counters[prefix + "B_ms"] = 1e3 * c.phase_b_seconds / calls;
+    state.counters[prefix + "C_ms"] = 1e3 * c.phase_c_seconds / calls;
+    state.counters[prefix + "hw_start_ms"] = 1e3 * c.hw_start_seconds / calls;
+    state.counters[prefix + "cuda_ms"] = 1e3 * c.cuda_seconds / calls;
+  }
+  state.counters[prefix + "hw_rate"] = c.hw_rate;
+  state.counters[prefix + "cuda_rate"] = c.cuda_rate;
 }
+
+void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
+  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
+  if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
+  Runner r(paths, roi, PoolThreads(), 0);
+  const std::string why = r.Unusable(paths);
+  if (!why.empty()) return state.SkipWithError(why.c_str());
+  for (auto _ : state) r.Step();
+  r.stream.Synchronize();
+  state.SetItemsProcessed(r.images);
+  Report(state, r.decoder.counters(), "");
+}
+
+// Engines-only and CUDA-only decoders side by side in one process, each on its own thread, pool
+// and stream (the engines' pool: CONVEYOR_DECODE_BENCH_HW_THREADS, default 2): do the two paths
+// add up when they share nothing of ours? Images/s of both together.
+void TwoDecoders(benchmark::State& state) {
+  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
+  if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
+  const char* env = std::getenv("CONVEYOR_DECODE_BENCH_HW_THREADS");
+  const int hw_threads = std::max(1, env != nullptr ? std::atoi(env) : 2);
+  const int cuda_threads = std::max(1, PoolThreads() - hw_threads);
+  Runner hw(DecodePaths::kHardwareOnly, false, hw_threads, 0);
+  Runner cu(DecodePaths::kCudaOnly, false, cuda_threads, 1024);
+  std::string why = hw.Unusable(DecodePaths::kHardwareOnly);
+  if (why.empty()) why = cu.Unusable(DecodePaths::kCudaOnly);
+  if (!why.empty()) return state.SkipWithError(why.c_str());
+  hw.Step();  // warm both before the clock starts
+  cu.Step();
+  hw.stream.Synchronize();
+  cu.stream.Synchronize();
+  const int64_t hw0 = hw.images, cu0 = cu.images;
+  std::atomic<bool> stop{false};
+  std::thread engines([&] {
+    while (!stop.load()) hw.Step();
+    hw.stream.Synchronize();
+  });
+  for (auto _ : state) cu.Step();
+  stop = true;
+  engines.join();
+  cu.stream.Synchronize();
+  state.SetItemsProcessed(hw.images - hw0 + cu.images - cu0);
+  state.counters["engine_images"] = static_cast<double>(hw.images - hw0);
+  state.counters["cuda_images"] = static_cast<double>(cu.images - cu0);
+  Report(state, hw.decoder.counters(), "hw.");
+  Report(state, cu.decoder.counters(), "cu.");
+}
+
+// What the engines' support check costs per image (phase A of every batch): nvJPEG's header
+// parse and nvjpegDecodeBatchedSupportedEx on the engines' handle, over the files, from `threads`
+// threads at once (each with its own stream and parameters). Does it scale with threads?
+void HeaderChecks(benchmark::State& state, bool support_check) {
+  using namespace nvjpeg;  // NOLINT
+  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
+  const std::vector<File>& files = Files();
+  if (files.size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
+  std::string why;
+  const NvjpegLibrary* lib = SharedNvjpeg(&why);
+  if (lib == nullptr) return state.SkipWithError(why.c_str());
+  const NvjpegApi& a = lib->api();
+  nvjpegHandle_t h = nullptr;
+  if (a.nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &h) != NVJPEG_STATUS_SUCCESS) {
+    return state.SkipWithError("no hardware JPEG engines");
+  }
+  const int threads = static_cast<int>(state.range(0));
+  std::vector<nvjpegJpegStream_t> streams(threads);
+  std::vector<nvjpegDecodeParams_t> params(threads);
+  for (int t = 0; t < threads; ++t) {
+    a.nvjpegJpegStreamCreate(h, &streams[t]);
+    a.nvjpegDecodeParamsCreate(h, &params[t]);
+    a.nvjpegDecodeParamsSetOutputFormat(params[t], NVJPEG_OUTPUT_RGBI);
+    a.nvjpegDecodeParamsSetROI(params[t], 0, 0, -1, -1);
+  }
+  int64_t checked = 0;
+  std::atomic<int64_t> supported{0};
+  for (auto _ : state) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        for (size_t i = static_cast<size_t>(t); i < kBatch; i += static_cast<size_t>(threads)) {
+          const File& f = files[i];
+          if (a.nvjpegJpegStreamParseHeader(h, f.bytes.data(), f.bytes.size(), streams[t]) != NVJPEG_STATUS_SUCCESS) {
+            continue;
+          }
+          if (!support_check) continue;
+          int unsupported = 1;
+          a.nvjpegDecodeBatchedSupportedEx(h, streams[t], params[t], &unsupported);
+          if (unsupported == 0) ++supported;
+        }
+      });
+    }
+    for (auto& th : pool) th.join();
+    checked += kBatch;
+  }
+  state.SetItemsProcessed(checked);
+  state.counters["supported"] = static_cast<double>(supported.load());
+  for (int t = 0; t < threads; ++t) {
+    a.nvjpegDecodeParamsDestroy(params[t]);
+    a.nvjpegJpegStreamDestroy(streams[t]);
+  }
+  a.nvjpegDestroy(h);
+}
+BENCHMARK_CAPTURE(HeaderChecks, parse_header, false)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->MinTime(1);
+BENCHMARK_CAPTURE(HeaderChecks, parse_and_supported, true)->Arg(1)->Arg(4)->Arg(16)->UseRealTime()->MinTime(1);
 
 BENCHMARK_CAPTURE(DecodeBench, auto_mix, DecodePaths::kAuto, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeBench, engines_only, DecodePaths::kHardwareOnly, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeBench, cuda_only, DecodePaths::kCudaOnly, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeBench, cpu_only, DecodePaths::kCpuOnly, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeBench, random_crop_auto, DecodePaths::kAuto, true)->UseRealTime()->MinTime(3);
+BENCHMARK_CAPTURE(DecodeBench, random_crop_engines_only, DecodePaths::kHardwareOnly, true)->UseRealTime()->MinTime(3);
+BENCHMARK(TwoDecoders)->UseRealTime()->MinTime(3);
 
 }  // namespace
 }  // namespace conveyor::ops

@@ -19,14 +19,23 @@ case "${1:-}" in
       tar xJf .gpu_bundle/bundle.tar.xz || python3 -c "import tarfile; tarfile.open('.gpu_bundle/bundle.tar.xz').extractall()" || exit 1
     fi
     mkdir -p "$DIR"
-    [ -d /root/bench_images ] || LD_LIBRARY_PATH=$B/lib "$B/make_test_images" /root/bench_images --photos 2048 >"$DIR/images.log" 2>&1
-    CONVEYOR_BENCH_DATA=/root/bench_images CONVEYOR_BENCH_BATCH=${BATCH:-256} CONVEYOR_BENCH_THREADS=${THREADS:-8} \
+    # readers.file wants one folder per class: the photos go into IMAGES/0.
+    IMAGES=/root/soak_images
+    if [ ! -d "$IMAGES/0" ]; then
+      mkdir -p "$IMAGES/0"
+      LD_LIBRARY_PATH=$B/lib "$B/make_test_images" "$IMAGES/0" --photos 2048 --width 500 --height 375 --quality 90 \
+        >"$DIR/images.log" 2>&1 || { cat "$DIR/images.log"; exit 1; }
+    fi
+    CONVEYOR_BENCH_DATA=$IMAGES CONVEYOR_BENCH_BATCH=${BATCH:-256} CONVEYOR_BENCH_THREADS=${THREADS:-8} \
       setsid nohup env LD_LIBRARY_PATH="$B/lib" "$B/conveyor_soak" bench/pipelines/train_fused.yaml \
       --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup 60 --json "$DIR/soak.json" \
       >"$DIR/soak.log" 2>&1 </dev/null &
     echo $! >"$DIR/pid"
-    sleep "${WAIT:-560}"
+    # Return early when the soak ends before its time (a start-up error): the call is not wasted.
+    end=$((SECONDS + ${WAIT:-560}))
+    while [ $SECONDS -lt $end ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
     cat "$DIR/soak.log"
+    kill -0 "$(cat "$DIR/pid")" 2>/dev/null || { echo "run_soak: the soak ended early"; exit 1; }
     ;;
   collect)
     while kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "core/cuda/check.h"
+#include "core/error.h"
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
 #include "core/op/tbb_thread_pool.h"
@@ -33,6 +34,22 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_FALSE(c.nvjpeg_available);
   EXPECT_FALSE(c.hardware_available);
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
+}
+
+// A CONVEYOR_JPEG_ENGINES value other than 0 or 1 is refused with what was expected and what came,
+// before anything is loaded (so also without nvJPEG or a GPU).
+TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
+  for (const char* bad : {"no", "", "2", "off"}) {
+    ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINES", bad, 1), 0);
+    try {
+      GpuDecoder decoder(GpuDecoderOptions{});
+      ADD_FAILURE() << "accepted CONVEYOR_JPEG_ENGINES=\"" << bad << "\"";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("CONVEYOR_JPEG_ENGINES: expected 0 (hardware JPEG engines off) or 1 (on), "
+                                      "got \"" + std::string(bad) + "\""));
+    }
+  }
+  unsetenv("CONVEYOR_JPEG_ENGINES");
 }
 
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {
