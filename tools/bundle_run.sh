@@ -56,7 +56,7 @@ san_one() {
   # by our kernels was reported. INITCHECK_NVJPEG=1 runs these binaries as usual.
   local env_extra=()
   if [ "$tool" = initcheck ] && [ "${INITCHECK_NVJPEG:-0}" != 1 ] && [[ $name =~ $DECODING_BINS ]]; then
-    extra=(--check-api-memory-access no)
+    extra=(--check-api-memory-access no --print-limit 2000)
     env_extra=(CONVEYOR_JPEG_ENGINES=0)
   fi
   local slog="$OUTDIR/$name.$tool.log"
@@ -69,6 +69,21 @@ san_one() {
   local summary
   summary=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY|terminated before' "$slog" | sed 's/^=* *//' | paste -sd';' -)
   [ $src -eq 124 ] && summary="timed out after ${STIMEOUT}s; $summary"
+  # initcheck reports inside nvJPEG's own kernels (first frame nvjpeg::..., e.g. its ROI colour
+  # conversion reading chroma beyond the decoded window, H100 2026-11-25) are the library's: not a
+  # failure when every error was printed, each is one of them, and every test passed. Ours stay
+  # fatal: one report in any other kernel, or a failed test, keeps the binary failing.
+  if [ "$tool" = initcheck ] && [ $src -eq 99 ]; then
+    local total printed in_nvjpeg
+    total=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$slog" | head -1)
+    printed=$(grep -cE '^========= (Uninitialized|Host API memory access error)' "$slog")
+    in_nvjpeg=$(grep -A1 -E '^========= Uninitialized __global__' "$slog" | grep -cE '^=========     at .*nvjpeg::')
+    if [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -eq "$printed" ] && [ "$in_nvjpeg" -eq "$total" ] &&
+        ! grep -q '^\[  FAILED  \]' "$slog" && grep -q '^\[  PASSED  \]' "$slog"; then
+      src=0
+      summary="0 errors in our code; $total reports inside nvJPEG's kernels (nvjpeg::), not ours"
+    fi
+  fi
   echo "$src $summary" >"$OUTDIR/$name.$tool.result"
   echo "$tool $name: rc $src $summary"
 }

@@ -8,7 +8,9 @@
 # that starts it; a second call, made at once (the machine stays warm ~30 s), collects it:
 #   call 1:  bash tools/soak/run_soak.sh start     (returns after WAIT seconds, default 560)
 #   call 2:  bash tools/soak/run_soak.sh collect   (waits for the end; copies the log and JSON to $OUT)
-# SECONDS_TO_SOAK (600), BATCH (256) and THREADS (8) change the run.
+# SECONDS_TO_SOAK (600), WARMUP (3000 iterations, ~30 s: the first 60 were too few for the
+# decoder's output buffers to reach their size; they grew once more in the first minute of the
+# 2026-11-25 run), BATCH (256) and THREADS (8) change the run. The GPU's clocks go to gpu.csv.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=$PWD/.bundle
@@ -28,9 +30,14 @@ case "${1:-}" in
     fi
     CONVEYOR_BENCH_DATA=$IMAGES CONVEYOR_BENCH_BATCH=${BATCH:-256} CONVEYOR_BENCH_THREADS=${THREADS:-8} \
       setsid nohup env LD_LIBRARY_PATH="$B/lib" "$B/conveyor_soak" bench/pipelines/train_fused.yaml \
-      --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup 60 --json "$DIR/soak.json" \
+      --seconds "${SECONDS_TO_SOAK:-600}" --interval 60 --warmup "${WARMUP:-3000}" --json "$DIR/soak.json" \
       >"$DIR/soak.log" 2>&1 </dev/null &
     echo $! >"$DIR/pid"
+    # The GPU's clocks, temperature and power each minute, beside the soak's lines (a slower minute:
+    # the GPU throttling, or Conveyor?).
+    setsid nohup nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
+      --format=csv -l 60 >"$DIR/gpu.csv" 2>&1 </dev/null &
+    echo $! >"$DIR/smi.pid"
     # Return early when the soak ends before its time (a start-up error): the call is not wasted.
     end=$((SECONDS + ${WAIT:-560}))
     while [ $SECONDS -lt $end ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
@@ -39,8 +46,9 @@ case "${1:-}" in
     ;;
   collect)
     while kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
-    cat "$DIR/soak.log"
-    cp "$DIR/soak.log" "$DIR/soak.json" "${OUT:-/tmp}/" 2>/dev/null
+    kill "$(cat "$DIR/smi.pid")" 2>/dev/null
+    cat "$DIR/soak.log" "$DIR/gpu.csv"
+    cp "$DIR/soak.log" "$DIR/soak.json" "$DIR/gpu.csv" "${OUT:-/tmp}/" 2>/dev/null
     grep -q ": pass" "$DIR/soak.log"
     ;;
   *) echo "usage: run_soak.sh start|collect"; exit 2 ;;
