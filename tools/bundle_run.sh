@@ -76,8 +76,9 @@ san_one() {
   if [ "$tool" = initcheck ] && [ $src -eq 99 ]; then
     local total printed in_nvjpeg
     total=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$slog" | head -1)
-    printed=$(grep -cE '^========= (Uninitialized|Host API memory access error)' "$slog")
-    in_nvjpeg=$(grep -A1 -E '^========= Uninitialized __global__' "$slog" | grep -cE '^=========     at .*nvjpeg::')
+    # Not anchored: a report can start in the middle of a line the test printed.
+    printed=$(grep -oE '========= (Uninitialized|Host API memory access error)' "$slog" | wc -l)
+    in_nvjpeg=$(grep -A1 -E '========= Uninitialized __global__' "$slog" | grep -cE '^=========     at .*nvjpeg::')
     if [ -n "$total" ] && [ "$total" -gt 0 ] && [ "$total" -eq "$printed" ] && [ "$in_nvjpeg" -eq "$total" ] &&
         ! grep -q '^\[  FAILED  \]' "$slog" && grep -q '^\[  PASSED  \]' "$slog"; then
       src=0
