@@ -530,10 +530,12 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const StreamView stream = ws.stream();
   if (d.options.device < 0) CONVEYOR_CUDA_CHECK(cudaGetDevice(&d.options.device));
   cuda::DeviceGuard guard(d.options.device);
+  const auto call_start = Clock::now();
   SlotState& slot = d.Slot(ws.slot());
   // This slot's host buffers (staging, decode parameters) were last read by its previous call;
   // under the executor that work has finished already, so this returns at once.
   slot.done.Synchronize();
+  const auto waited = Clock::now();
   d.ReadEngineTimes(slot);
   auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
   const int channels = DecodeChannels(d.options.color);
@@ -707,6 +709,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     d.counters.phase_b_seconds += std::chrono::duration<double>(c_start - b_start).count();
     d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
     d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
+    d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
+    d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
   }
   if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));
   std::lock_guard<std::mutex> lock(d.counters_mu);

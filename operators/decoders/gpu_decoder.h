@@ -90,6 +90,8 @@ struct GpuDecoderCounters {
   double phase_b_seconds = 0;   // phase B: engines and CUDA backend side by side
   double phase_c_seconds = 0;   // phase C: the CPU path and its uploads
   double hw_start_seconds = 0;  // from phase B's start to the engines' call (waiting for a thread)
+  double slot_wait_seconds = 0;  // at the call's start: the slot's previous work (slot.done)
+  double call_seconds = 0;      // whole Decode calls
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 

@@ -76,9 +76,8 @@ TEST(Soak, ShortCpuSoakPassesWithIntervalLinesAndSummary) {
                       "  - {op: cast, name: c, inputs: [u], args: {dtype: float16}, outputs: [h]}\n"
                       "outputs: [u, h]\n");
   const std::string json = TempDir() + "/soak.json";
-  const CliResult r =
-      RunSoak(With({yaml, "--seconds", "2", "--interval", "0.5", "--warmup", "3", "--output", "h", "--json", json},
-                   LimitsOff()));
+  const CliResult r = RunSoak(With(
+      {yaml, "--seconds", "2", "--interval", "0.5", "--warmup", "3", "--output", "h", "--json", json}, LimitsOff()));
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("output \"h\""), std::string::npos) << r.out;
   // The baseline line plus one per interval (the last one may end early at the deadline).
@@ -140,9 +139,8 @@ TEST(SoakGpu, GpuPipelineConsumedOnItsStreamKeepsDeviceMemoryFlat) {
       "  - {op: random.uniform, name: u, device: gpu, args: {range: [0.0, 255.0], shape: [64, 64, 3]}, outputs: [u]}\n"
       "  - {op: cast, name: c, device: gpu, inputs: [u], args: {dtype: float16}, outputs: [h]}\n"
       "outputs: [h]\n");
-  const CliResult r =
-      RunSoak(With({yaml, "--seconds", "3", "--interval", "1", "--warmup", "10", "--max-device-growth-mib", "0"},
-                   LimitsOff()));
+  const CliResult r = RunSoak(
+      With({yaml, "--seconds", "3", "--interval", "1", "--warmup", "10", "--max-device-growth-mib", "0"}, LimitsOff()));
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("Conveyor device +0.0 MiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(+0 after warm-up)"), std::string::npos) << r.out;  // no re-capture

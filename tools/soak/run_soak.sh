@@ -38,17 +38,21 @@ case "${1:-}" in
     setsid nohup nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu \
       --format=csv -l 60 >"$DIR/gpu.csv" 2>&1 </dev/null &
     echo $! >"$DIR/smi.pid"
+    # And the CPU's: the mean clock of the cores each minute (the decoder's host work is CPU-bound).
+    setsid nohup bash -c 'while :; do echo "$(date +%T) $(awk "/cpu MHz/ {s += \$4; n++} END {printf \"%.0f MHz\", s / n}" /proc/cpuinfo)"; sleep 60; done' \
+      >"$DIR/cpu.txt" 2>&1 </dev/null &
+    echo $! >>"$DIR/smi.pid"
     # Return early when the soak ends before its time (a start-up error): the call is not wasted.
     end=$((SECONDS + ${WAIT:-560}))
     while [ $SECONDS -lt $end ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
     cat "$DIR/soak.log"
-    kill -0 "$(cat "$DIR/pid")" 2>/dev/null || { echo "run_soak: the soak ended early"; exit 1; }
+    kill -0 "$(cat "$DIR/pid")" 2>/dev/null || { kill $(cat "$DIR/smi.pid") 2>/dev/null; echo "run_soak: the soak ended early"; exit 1; }
     ;;
   collect)
     while kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
-    kill "$(cat "$DIR/smi.pid")" 2>/dev/null
-    cat "$DIR/soak.log" "$DIR/gpu.csv"
-    cp "$DIR/soak.log" "$DIR/soak.json" "$DIR/gpu.csv" "${OUT:-/tmp}/" 2>/dev/null
+    kill $(cat "$DIR/smi.pid") 2>/dev/null
+    cat "$DIR/soak.log" "$DIR/gpu.csv" "$DIR/cpu.txt"
+    cp "$DIR/soak.log" "$DIR/soak.json" "$DIR/gpu.csv" "$DIR/cpu.txt" "${OUT:-/tmp}/" 2>/dev/null
     grep -q ": pass" "$DIR/soak.log"
     ;;
   *) echo "usage: run_soak.sh start|collect"; exit 2 ;;
