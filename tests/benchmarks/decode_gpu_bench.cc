@@ -224,9 +224,18 @@ void HeaderChecks(benchmark::State& state, bool support_check) {
   const NvjpegLibrary* lib = SharedNvjpeg(&why);
   if (lib == nullptr) return state.SkipWithError(why.c_str());
   const NvjpegApi& a = lib->api();
+  // The V2 constructor wants allocators (with null ones the H100 refused the hardware backend).
+  nvjpegDevAllocatorV2_t dev{
+      [](void*, void** p, size_t n, cudaStream_t) { return cudaMalloc(p, n) == cudaSuccess ? 0 : 1; },
+      [](void*, void* p, size_t, cudaStream_t) { return cudaFree(p) == cudaSuccess ? 0 : 1; }, nullptr};
+  nvjpegPinnedAllocatorV2_t pinned{
+      [](void*, void** p, size_t n, cudaStream_t) { return cudaMallocHost(p, n) == cudaSuccess ? 0 : 1; },
+      [](void*, void* p, size_t, cudaStream_t) { return cudaFreeHost(p) == cudaSuccess ? 0 : 1; }, nullptr};
   nvjpegHandle_t h = nullptr;
-  if (a.nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, 0, &h) != NVJPEG_STATUS_SUCCESS) {
-    return state.SkipWithError("no hardware JPEG engines");
+  const nvjpegStatus_t created = a.nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &dev, &pinned, 0, &h);
+  if (created != NVJPEG_STATUS_SUCCESS) {
+    return state.SkipWithError(
+        (std::string("nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE): ") + StatusName(created)).c_str());
   }
   const int threads = static_cast<int>(state.range(0));
   std::vector<nvjpegJpegStream_t> streams(threads);
