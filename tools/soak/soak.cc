@@ -3,7 +3,7 @@
 //
 //   conveyor_soak PIPELINE.yaml [--seconds 600] [--interval 60] [--warmup 20] [--output NAME]
 //                 [--json FILE] [--max-device-growth-mib 0] [--max-driver-growth-mib 16]
-//                 [--max-host-growth-mib 64]
+//                 [--max-host-growth-mib 64] [--min-rate-ratio 0.8]
 //
 // Each interval prints one line: iterations, images/s over the interval and min/median/max over
 // its one-second windows, Conveyor's own memory (MemoryStats current bytes per kind), the driver's
@@ -12,7 +12,9 @@
 // decoder path mix. A GPU output is consumed by a kernel on the consumer's stream, a host output by
 // the host (CPU pipelines soak too, which is how CI tests this tool).
 // The first line after warm-up is the baseline; at the end memory must not have grown past the
-// limits above, and there must be no error. Exit 0 when all holds, 1 when not, 2 for bad usage.
+// limits above, there must be no error, and images/s must be stable: the slowest interval at least
+// --min-rate-ratio of the fastest (0 turns the check off). Exit 0 when all holds, 1 when not, 2 for
+// bad usage.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -49,13 +51,14 @@ struct Options {
   double max_device_growth_mib = 0;
   double max_driver_growth_mib = 16;
   double max_host_growth_mib = 64;
+  double min_rate_ratio = 0.8;  // slowest interval / fastest interval
 };
 
 int Usage(const char* why) {
   std::fprintf(stderr,
                "conveyor_soak: %s\nusage: conveyor_soak PIPELINE.yaml [--seconds S] [--interval S] [--warmup N] "
                "[--output NAME] [--json FILE] [--max-device-growth-mib M] [--max-driver-growth-mib M] "
-               "[--max-host-growth-mib M]\n",
+               "[--max-host-growth-mib M] [--min-rate-ratio R]\n",
                why);
   return 2;
 }
@@ -263,6 +266,14 @@ int Soak(const Options& opt) {
   if (MiB(max_rss) > opt.max_host_growth_mib)
     problems.push_back("resident host memory grew " + std::to_string(MiB(max_rss)) + " MiB");
   if (sum == 0) problems.push_back("the consumer read only zeros");
+  // Stable images/s: every interval within --min-rate-ratio of the fastest (an interval cut short
+  // by the deadline counts like the others; a run of one interval has nothing to compare).
+  if (samples.size() > 2 && max_ips > 0 && min_ips < opt.min_rate_ratio * max_ips) {
+    char what[160];
+    std::snprintf(what, sizeof what, "images/s not stable: slowest interval %.0f < %.2f x fastest %.0f", min_ips,
+                  opt.min_rate_ratio, max_ips);
+    problems.push_back(what);
+  }
   // Shapes and capacities settle during warm-up; a capture after it is a re-capture (milliseconds
   // each, docs/executor.md), i.e. capacity or buffer placement still moving.
   if (last.captures != base.captures) {
@@ -314,6 +325,10 @@ int main(int argc, char** argv) {
       if (!number(opt.max_driver_growth_mib)) return conveyor::tools::Usage("--max-driver-growth-mib takes a number");
     } else if (a == "--max-host-growth-mib") {
       if (!number(opt.max_host_growth_mib)) return conveyor::tools::Usage("--max-host-growth-mib takes a number");
+    } else if (a == "--min-rate-ratio") {
+      if (!number(opt.min_rate_ratio) || opt.min_rate_ratio < 0 || opt.min_rate_ratio > 1) {
+        return conveyor::tools::Usage("--min-rate-ratio takes a number in [0, 1]");
+      }
     } else if (a == "--output" && i + 1 < argc) {
       opt.output = argv[++i];
     } else if (a == "--json" && i + 1 < argc) {
