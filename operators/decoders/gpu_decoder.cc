@@ -444,18 +444,15 @@ void GpuDecoder::Impl::UpdateBalance(double cuda_seconds, int64_t cuda_images) {
     const double r = static_cast<double>(cuda_images) / cuda_seconds;
     cuda_rate = cuda_rate == 0 ? r : (1 - kEma) * cuda_rate + kEma * r;
   }
-  {
-    std::lock_guard<std::mutex> lock(counters_mu);
-    counters.cuda_seconds += cuda_seconds;
-    counters.hw_rate = hw_rate;
-    counters.cuda_rate = cuda_rate;
-  }
-  if (options.hw_load >= 0 || options.paths != DecodePaths::kAuto || hw_handle == nullptr) return;
-  if (hw_rate > 0 && cuda_rate > 0) {
+  const bool automatic = options.hw_load < 0 && options.paths == DecodePaths::kAuto && hw_handle != nullptr;
+  if (automatic && hw_rate > 0 && cuda_rate > 0) {
     hw_share = std::clamp(hw_rate / (hw_rate + cuda_rate), kMinShare, 1 - kMinShare);
   }
   std::lock_guard<std::mutex> lock(counters_mu);
-  counters.hw_share = hw_share;
+  counters.cuda_seconds += cuda_seconds;
+  counters.hw_rate = hw_rate;
+  counters.cuda_rate = cuda_rate;
+  if (automatic) counters.hw_share = hw_share;
 }
 
 GpuDecoder::GpuDecoder(const GpuDecoderOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -702,18 +699,15 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const auto c_end = Clock::now();
 
   const double cuda_s = cuda_end_ns.load() / 1e9;
-  {
-    std::lock_guard<std::mutex> lock(d.counters_mu);
-    ++d.counters.calls;
-    d.counters.classify_seconds += std::chrono::duration<double>(b_start - a_start).count();
-    d.counters.phase_b_seconds += std::chrono::duration<double>(c_start - b_start).count();
-    d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
-    d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
-    d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
-    d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
-  }
   if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));
   std::lock_guard<std::mutex> lock(d.counters_mu);
+  ++d.counters.calls;
+  d.counters.classify_seconds += std::chrono::duration<double>(b_start - a_start).count();
+  d.counters.phase_b_seconds += std::chrono::duration<double>(c_start - b_start).count();
+  d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
+  d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
+  d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
+  d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
   GpuDecoderCounters batch;
   batch.images_hardware = static_cast<int64_t>(d.hw_list.size());
   batch.images_cuda = static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;

@@ -53,12 +53,13 @@ std::vector<TestJpeg> MakeFiles(std::mt19937_64& rng) {
   return files;
 }
 
-bool Subsampled(const TestJpeg& j) {
-  return j.name.find("_422") != std::string::npos || j.name.find("_420") != std::string::npos;
-}
-
 ChromaSubsampling SubsamplingOf(const TestJpeg& j) {
   return ParseImageInfo(j.bytes.data(), j.bytes.size()).subsampling;
+}
+
+bool Subsampled(const TestJpeg& j) {
+  const ChromaSubsampling s = SubsamplingOf(j);
+  return s == ChromaSubsampling::k422 || s == ChromaSubsampling::k420;
 }
 
 // Runs the decoder over `files` (windows per file) and returns the host copies of the outputs.
