@@ -9,6 +9,8 @@
 //
 // The input is read once per tile (plus the filter's halo), the output written once; the
 // intermediate never leaves the SM. Arithmetic: resample_math.h, same as the CPU reference.
+// Linear and nearest without antialiasing (two taps at most) take TwoTapKernel instead: each
+// output pixel straight from the input, the tile's taps in shared memory (see there).
 #include <algorithm>
 
 #include "core/cuda/check.h"
@@ -170,6 +172,97 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
   }
 }
 
+// Linear or nearest without antialiasing: at most two taps per axis, so each output pixel is
+// computed straight from the input — no shared intermediate rows, no chunks. A block covers a
+// 32 x 32 output tile (block 32 x 8, four rows per thread); the tile's taps and weights are
+// computed once into shared memory. Same expressions in the same order as the CPU reference
+// (horizontal taps of each input row into float, then the rows in increasing order), so the
+// output is the same bit for bit. Any channel count up to kMaxResampleChannels.
+constexpr int kDirectTileH = 32;
+constexpr int kDirectRows = kDirectTileH / kRowThreads;
+
+template <typename In, typename Out, Filter F>
+__global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const ResampleDesc* descs) {
+  __shared__ int lo_x[kTileW], n_x[kTileW], lo_y[kDirectTileH], n_y[kDirectTileH];
+  __shared__ float w_x[2][kTileW], w_y[2][kDirectTileH];
+  const ResampleDesc d = descs[blockIdx.y];
+  if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
+  const int c = d.channels;
+  const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
+                 static_cast<int64_t>(d.x0) * c;
+  Out* out = static_cast<Out*>(d.out);
+  const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
+  const int tiles = tiles_x * ((d.out_h + kDirectTileH - 1) / kDirectTileH);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int tile_y = tile / tiles_x;
+    const int ox0 = (tile - tile_y * tiles_x) * kTileW;
+    const int oy0 = tile_y * kDirectTileH;
+    __syncthreads();  // the previous tile is done with the taps
+    if (tid < kTileW) {
+      if (ox0 + tid < d.out_w) {
+        const Tap t = MakeTap(F, d.axis_x, ox0 + tid);
+        lo_x[tid] = t.lo;
+        n_x[tid] = t.count < 2 ? t.count : 2;
+        for (int k = 0; k < n_x[tid]; ++k) w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k);
+      }
+    } else if (tid < kTileW + kDirectTileH) {
+      const int r = tid - kTileW;
+      if (oy0 + r < d.out_h) {
+        const Tap t = MakeTap(F, d.axis_y, oy0 + r);
+        lo_y[r] = t.lo;
+        n_y[r] = t.count < 2 ? t.count : 2;
+        for (int k = 0; k < n_y[r]; ++k) w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k);
+      }
+    }
+    __syncthreads();
+    const int ox = ox0 + tx;
+    if (ox >= d.out_w) continue;
+    const int xl = lo_x[tx], xn = n_x[tx];
+    const float wx0 = w_x[0][tx], wx1 = w_x[1][tx];
+#pragma unroll
+    for (int p = 0; p < kDirectRows; ++p) {
+      const int r = ty + p * kRowThreads;
+      const int oy = oy0 + r;
+      if (oy >= d.out_h) break;
+      float acc[kMaxResampleChannels];
+#pragma unroll
+      for (int ch = 0; ch < kMaxResampleChannels; ++ch) acc[ch] = 0.f;
+      for (int k = 0; k < n_y[r]; ++k) {
+        const float wy = w_y[k][r];
+        const In* row = in + static_cast<int64_t>(lo_y[r] + k) * d.in_row_stride + static_cast<int64_t>(xl) * c;
+#pragma unroll
+        for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+          if (ch < c) {
+            float h = 0.f;
+            if (xn > 0) h = FAdd(h, FMul(wx0, static_cast<float>(row[ch])));
+            if (xn > 1) h = FAdd(h, FMul(wx1, static_cast<float>(row[c + ch])));
+            acc[ch] = FAdd(acc[ch], FMul(wy, h));
+          }
+        }
+      }
+      Out* dst = out + (static_cast<int64_t>(oy) * d.out_w + ox) * c;
+#pragma unroll
+      for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+        if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
+      }
+    }
+  }
+}
+
+template <typename In, typename Out>
+void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
+  const dim3 block(kTileW, kRowThreads);
+  if (filter == Filter::kNearest) {
+    TwoTapKernel<In, Out, Filter::kNearest><<<grid, block, 0, stream>>>(descs);
+  } else {
+    TwoTapKernel<In, Out, Filter::kLinear><<<grid, block, 0, stream>>>(descs);
+  }
+  CONVEYOR_CHECK_LAUNCH("TwoTapKernel");
+}
+
 template <typename In, typename Out, int kC>
 void LaunchFiltered(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
@@ -189,15 +282,16 @@ void LaunchFiltered(const ResampleDesc* descs, int n, int blocks, Filter filter,
 }
 
 template <typename In, typename Out>
-void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, bool antialias, cudaStream_t stream) {
+  if (filter != Filter::kCubic && !antialias) return LaunchTwoTap<In, Out>(descs, n, blocks, filter, stream);
   LaunchFiltered<In, Out, 3>(descs, n, blocks, filter, stream);
   LaunchFiltered<In, Out, 0>(descs, n, blocks, filter, stream);
 }
 
 }  // namespace
 
-void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, Filter filter, DType in_dtype,
-                 DType out_dtype, cuda::StreamView stream) {
+void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, Filter filter, bool antialias,
+                 DType in_dtype, DType out_dtype, cuda::StreamView stream) {
   if (num_samples == 0 || capacity_bytes == 0) return;
   // Blocks per sample: enough for the largest one-channel sample the capacity holds, but no more
   // than ~8192 blocks in all (grid-stride loops cover the rest): ~16 waves keep the tail short.
@@ -206,10 +300,10 @@ void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_by
   const int64_t spread = std::max<int64_t>((8192 + num_samples - 1) / num_samples, 1);
   const int blocks = static_cast<int>(std::min(tiles, spread));
   const cudaStream_t s = stream.get();
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, s);
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return LaunchTyped<uint8_t, float>(descs, num_samples, blocks, filter, s);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return LaunchTyped<float, uint8_t>(descs, num_samples, blocks, filter, s);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return LaunchTyped<float, float>(descs, num_samples, blocks, filter, s);
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, antialias, s);
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return LaunchTyped<uint8_t, float>(descs, num_samples, blocks, filter, antialias, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return LaunchTyped<float, uint8_t>(descs, num_samples, blocks, filter, antialias, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return LaunchTyped<float, float>(descs, num_samples, blocks, filter, antialias, s);
   throw InvalidArgument("resample: unsupported dtypes " + std::string(DTypeName(in_dtype)) + " -> " +
                         std::string(DTypeName(out_dtype)));
 }

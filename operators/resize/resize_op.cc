@@ -107,8 +107,8 @@ class ResizeOp final : public Operator {
     TensorListGPU& out = ws.OutputGpu(0);
     if (out.num_samples() == 0 || out.buffer().empty()) return;
     const ResampleDesc* d = descs_.Upload(ws.slot(), ws.stream());
-    ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, in.dtype(), out.dtype(),
-                ws.stream());
+    ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, antialias_, in.dtype(),
+                out.dtype(), ws.stream());
   }
 
  private:

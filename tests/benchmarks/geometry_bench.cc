@@ -136,7 +136,8 @@ void BM_Resample(benchmark::State& state, Filter filter, bool antialias, bool ra
   }
   const ops::ResampleDesc* dev = s.Upload(d);
   TimeLoop(state, s, [&] {
-    ops::ResampleGpu(dev, kBatch, static_cast<int64_t>(s.out.size()), filter, DType::kUInt8, DType::kUInt8, s.stream.view());
+    ops::ResampleGpu(dev, kBatch, static_cast<int64_t>(s.out.size()), filter, antialias, DType::kUInt8, DType::kUInt8,
+                     s.stream.view());
   }, min_bytes);
 }
 
