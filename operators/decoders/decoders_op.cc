@@ -128,7 +128,8 @@ class ImageDecoderOp : public Operator {
                                     info.height,
                                     info.width,
                                     plan_.windows[i],
-                                    static_cast<uint8_t*>(out.raw_sample(i))};
+                                    static_cast<uint8_t*>(out.raw_sample(i)),
+                                    ChromaBytesX2(info.subsampling)};
     }
     gpu_->Decode(
         samples_, ws, [&](int i, uint8_t* dst) { DecodeSampleCpu(in, i, plan_, dst); },

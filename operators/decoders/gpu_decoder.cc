@@ -28,7 +28,15 @@ constexpr double kEma = 0.3;           // weight of the newest rate measurement
 constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
 constexpr double kInitialHwShare = 0.9;  // engines first
 constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
-constexpr int kCss444 = 0;  // NVJPEG_CSS_444: preallocate for the largest chroma planes
+// nvjpegChromaSubsampling_t values (a C enum): the subsampling the engines' buffers are
+// preallocated for, from the widest of the batch.
+constexpr int kCss444 = 0, kCss422 = 1, kCss420 = 2, kCssGray = 6;
+int CssForBytes(int chroma_bytes_x2) {
+  if (chroma_bytes_x2 <= 0 || chroma_bytes_x2 > 4) return kCss444;
+  if (chroma_bytes_x2 == 4) return kCss422;
+  if (chroma_bytes_x2 == 3) return kCss420;
+  return kCssGray;
+}
 
 std::optional<StreamView> ViewOf(cudaStream_t s) {
   if (s == nullptr) return std::nullopt;
@@ -118,7 +126,7 @@ struct HwPart {
   bool pending = false;
   int64_t images = 0;
   double host_s = 0;
-  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0;
+  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0, prealloc_bytes_x2 = 0;
   bool prealloc_failed = false;
   std::vector<const unsigned char*> data;
   std::vector<size_t> lengths;
@@ -368,7 +376,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   part.images_out.resize(n);
   part.params.resize(n);
   bool any_roi = false;
-  int max_h = 0, max_w = 0;
+  int max_h = 0, max_w = 0, max_bytes_x2 = 0;
   for (int k = 0; k < n; ++k) {
     const GpuDecodeSample& s = samples[hw_list[begin + k]];
     part.data[k] = s.data;
@@ -378,16 +386,21 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     any_roi |= !IsWhole(s);
     max_h = std::max(max_h, static_cast<int>(s.height));
     max_w = std::max(max_w, static_cast<int>(s.width));
+    max_bytes_x2 = std::max(max_bytes_x2, s.chroma_bytes_x2 > 0 ? s.chroma_bytes_x2 : 6);
   }
   const std::string what = where + ": engines, " + std::to_string(n) + " images";
   if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !part.prealloc_failed &&
-      (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w)) {
-    // Grow with headroom so the balance moving by a few images does not reallocate again.
+      (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w ||
+       max_bytes_x2 > part.prealloc_bytes_x2)) {
+    // Grow with headroom so the balance moving by a few images does not reallocate again; chroma
+    // planes for the widest subsampling seen (4:2:0 photos need half of 4:4:4's).
     part.prealloc_n = std::max(part.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
     part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
     part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
-    const nvjpegStatus_t st = a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w,
-                                                               part.prealloc_h, kCss444, FormatOf(options.color));
+    part.prealloc_bytes_x2 = std::max(part.prealloc_bytes_x2, max_bytes_x2);
+    const nvjpegStatus_t st =
+        a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
+                                         CssForBytes(part.prealloc_bytes_x2), FormatOf(options.color));
     if (st != NVJPEG_STATUS_SUCCESS) {
       // Preallocation only saves reallocations: decode without it (slower when batches grow),
       // and say so once.

@@ -54,6 +54,9 @@ struct GpuDecodeSample {
   int64_t height = 0, width = 0;  // the whole image
   CropWindow roi;                 // the window to produce
   uint8_t* out = nullptr;         // device
+  // JPEG chroma planes' bytes per pixel, doubled: 6 for 4:4:4, 4 for 4:2:2 / 4:4:0, 3 for 4:2:0 /
+  // 4:1:1, 2 for grayscale (0: unknown, taken as 4:4:4). Sizes the engines' preallocation.
+  int chroma_bytes_x2 = 0;
 };
 
 struct GpuDecoderOptions {

@@ -38,6 +38,7 @@ struct File {
   std::string name;
   std::vector<uint8_t> bytes;
   int64_t height = 0, width = 0;
+  int chroma_bytes_x2 = 0;  // GpuDecodeSample's
 };
 
 const std::vector<File>& Files() {
@@ -57,6 +58,8 @@ const std::vector<File>& Files() {
       if (tjDecompressHeader3(tj, f.bytes.data(), f.bytes.size(), &w, &h, &samp, &cs) != 0) continue;
       f.height = h;
       f.width = w;
+      f.chroma_bytes_x2 = samp == TJSAMP_444 ? 6 : samp == TJSAMP_422 || samp == TJSAMP_440 ? 4
+                          : samp == TJSAMP_420 || samp == TJSAMP_411 ? 3 : samp == TJSAMP_GRAY ? 2 : 0;
       out.push_back(std::move(f));
     }
     tjDestroy(tj);
@@ -121,7 +124,7 @@ struct Runner {
         win = DrawRandomCropWindow(rng, f.height, f.width, crop);
       }
       samples[i] = GpuDecodeSample{f.bytes.data(), f.bytes.size(), true, f.height, f.width, win,
-                                   static_cast<uint8_t*>(outs[slot][i].device_ptr())};
+                                   static_cast<uint8_t*>(outs[slot][i].device_ptr()), f.chroma_bytes_x2};
     }
     auto cpu = [&](int i, uint8_t* dst) {
       tjhandle tj = tjInitDecompress();
