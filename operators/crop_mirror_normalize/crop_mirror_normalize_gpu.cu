@@ -9,6 +9,8 @@
 // grid = (tiles from the output capacity, samples); blocks stride over their sample's tiles,
 // so a captured launch replays correctly while windows change within the capacity.
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <type_traits>
 
 #include "core/cuda/check.h"
@@ -38,19 +40,12 @@ struct TileSmem {
 // few instructions instead of the per-element path's index arithmetic and byte loads per output
 // (ncu on the H100: the per-element kernel was issue-bound, SM 75% busy at 36% of DRAM bandwidth).
 // With kMirror, output k of the group is pixel 7 - k of the span.
+// Outputs of 8 uint8 RGB pixels, given as the 24 bytes of the span in 6 little-endian words:
+// 8 outputs of each plane, one vector store per plane (+ a zero plane with out_channels 4). With
+// kMirror, output k of the group is pixel 7 - k of the span.
 template <typename Out, bool kMirror>
-__device__ __forceinline__ void CmnGroupU8C3(const unsigned char* row, int byte0, const float* mul,
-                                             const float* add, int out_channels, Out* dst, int64_t plane) {
-  const uint32_t* words = reinterpret_cast<const uint32_t*>(row + (byte0 & ~3));
-  const unsigned shift = static_cast<unsigned>(byte0 & 3) * 8;
-  uint32_t a[6];
-  uint32_t lo = words[0];
-#pragma unroll
-  for (int i = 0; i < 6; ++i) {
-    const uint32_t hi = words[i + 1];
-    a[i] = __funnelshift_r(lo, hi, shift);
-    lo = hi;
-  }
+__device__ __forceinline__ void EmitU8C3(const uint32_t (&a)[6], const float* mul, const float* add,
+                                         int out_channels, Out* dst, int64_t plane) {
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
     Out o[kGroup];
@@ -67,6 +62,96 @@ __device__ __forceinline__ void CmnGroupU8C3(const unsigned char* row, int byte0
 #pragma unroll
     for (int k = 0; k < kGroup; ++k) z[k] = StoreFromFloat<Out>(0.f);
     StoreVec(dst + 3 * plane, z);
+  }
+}
+
+// uint8 HWC with 3 channels to CHW: 8 pixels (24 bytes of the segment in shared memory, from
+// byte `byte0` of `row`) become 8 outputs of each plane (EmitU8C3). The bytes are read as 7
+// aligned 32-bit words and funnel-shifted into place, so a pixel costs a few instructions instead
+// of the per-element path's index arithmetic and byte loads per output (ncu on the H100: the
+// per-element kernel was issue-bound, SM 75% busy at 36% of DRAM bandwidth).
+template <typename Out, bool kMirror>
+__device__ __forceinline__ void CmnGroupU8C3(const unsigned char* row, int byte0, const float* mul,
+                                             const float* add, int out_channels, Out* dst, int64_t plane) {
+  const uint32_t* words = reinterpret_cast<const uint32_t*>(row + (byte0 & ~3));
+  const unsigned shift = static_cast<unsigned>(byte0 & 3) * 8;
+  uint32_t a[6];
+  uint32_t lo = words[0];
+#pragma unroll
+  for (int i = 0; i < 6; ++i) {
+    const uint32_t hi = words[i + 1];
+    a[i] = __funnelshift_r(lo, hi, shift);
+    lo = hi;
+  }
+  EmitU8C3<Out, kMirror>(a, mul, add, out_channels, dst, plane);
+}
+
+// uint8 RGB HWC -> CHW without shared memory: a thread takes one group of 8 output columns of one
+// row, reads its 24 input bytes as 7 aligned 32-bit words straight from global memory (a warp's
+// 32 groups are 768 contiguous bytes: coalesced; neighbours share a word through L1) and writes
+// the planes with EmitU8C3. No barriers: each thread's loads are in flight independently, so the
+// latency hides behind occupancy. Words that would reach past the sample are assembled from its
+// bytes; groups cut by the window's right edge (w % 8) and samples of other channel counts take
+// the per-element path (correct for any C, so a captured launch covers any batch).
+template <typename Out>
+__global__ void __launch_bounds__(kThreads) CmnDirectU8C3Chw(const CmnSample* samples) {
+  const CmnSample& sd = samples[blockIdx.y];
+  const int h = sd.h, w = sd.w, C = sd.channels, Co = sd.out_channels;
+  if (h <= 0 || w <= 0) return;
+  const bool mirror = sd.mirror != 0;
+  float mul[3], add[3];  // the fast path's (registers); the per-element path reads the descriptor
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    mul[c] = sd.mul[c];
+    add[c] = sd.add[c];
+  }
+  const unsigned char* in = static_cast<const unsigned char*>(sd.in);
+  const int64_t in_bytes = sd.in_bytes;
+  Out* out = static_cast<Out*>(sd.out);
+  const int64_t plane = static_cast<int64_t>(h) * w;
+  const int groups_x = (w + kGroup - 1) / kGroup;
+  const int64_t groups = static_cast<int64_t>(h) * groups_x;
+  const bool fast = C == 3 && w % kGroup == 0;
+  for (int64_t g = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; g < groups;
+       g += static_cast<int64_t>(gridDim.x) * kThreads) {
+    const int y = static_cast<int>(g / groups_x);
+    const int x_first = static_cast<int>(g - static_cast<int64_t>(y) * groups_x) * kGroup;
+    const int64_t row = (static_cast<int64_t>(sd.y0) + y) * sd.in_row_stride + static_cast<int64_t>(sd.x0) * C;
+    Out* dst = out + static_cast<int64_t>(y) * w + x_first;
+    if (!fast || x_first + kGroup > w) {
+      for (int k = 0; k < kGroup && x_first + k < w; ++k) {
+        const int xr = mirror ? w - 1 - (x_first + k) : x_first + k;
+        for (int c = 0; c < Co; ++c) {
+          const float v = c < C ? fmaf(static_cast<float>(in[row + xr * C + c]), sd.mul[c], sd.add[c]) : 0.f;
+          dst[c * plane + k] = StoreFromFloat<Out>(v);
+        }
+      }
+      continue;
+    }
+    const int p0 = mirror ? w - kGroup - x_first : x_first;  // first window pixel of the span
+    const int64_t start = row + static_cast<int64_t>(p0) * 3;
+    const int64_t aligned = start & ~int64_t{3};
+    const unsigned shift = static_cast<unsigned>(start - aligned) * 8;
+    uint32_t words[7];
+#pragma unroll
+    for (int i = 0; i < 7; ++i) {
+      const int64_t at = aligned + 4 * i;
+      if (at + 4 <= in_bytes) {
+        words[i] = __ldg(reinterpret_cast<const unsigned int*>(in + at));
+      } else {
+        uint32_t v = 0;
+        for (int b = 0; b < 4 && at + b < in_bytes; ++b) v |= static_cast<uint32_t>(in[at + b]) << (8 * b);
+        words[i] = v;
+      }
+    }
+    uint32_t a[6];
+#pragma unroll
+    for (int i = 0; i < 6; ++i) a[i] = __funnelshift_r(words[i], words[i + 1], shift);
+    if (mirror) {
+      EmitU8C3<Out, true>(a, mul, add, Co, dst, plane);
+    } else {
+      EmitU8C3<Out, false>(a, mul, add, Co, dst, plane);
+    }
   }
 }
 
@@ -203,6 +288,16 @@ __global__ void __launch_bounds__(kThreads) CmnKernel(const CmnSample* samples) 
   }
 }
 
+// EXPERIMENT (to be settled on the device and removed): CONVEYOR_CMN_KERNEL=tiled keeps uint8
+// CHW on the tiled kernel; the default takes the direct one.
+bool UseDirectU8Chw() {
+  static const bool direct = [] {
+    const char* v = std::getenv("CONVEYOR_CMN_KERNEL");
+    return v == nullptr || std::string(v) != "tiled";
+  }();
+  return direct;
+}
+
 }  // namespace
 
 void CropMirrorNormalizeGpu(const CmnSample* samples, int n, int64_t max_out_count_hint, DType out_type,
@@ -212,6 +307,16 @@ void CropMirrorNormalizeGpu(const CmnSample* samples, int n, int64_t max_out_cou
   // blocks for narrow images (spare blocks exit at once).
   const dim3 grid(BlocksPerSample(max_out_count_hint, int64_t{kRows} * 128 * 3), static_cast<unsigned>(n));
   bool launched = false;
+  if (in_type == DType::kUInt8 && chw && UseDirectU8Chw()) {
+    const dim3 direct_grid(BlocksPerSample(max_out_count_hint, int64_t{kThreads} * kGroup * 3), static_cast<unsigned>(n));
+    DispatchImageType(out_type, [&](auto out_tag) {
+      using Out = decltype(out_tag);
+      CmnDirectU8C3Chw<Out><<<direct_grid, kThreads, 0, stream.get()>>>(samples);
+      launched = true;
+    });
+    CONVEYOR_CHECK_LAUNCH("CmnDirectU8C3Chw");
+    return;
+  }
   DispatchImageType(in_type, [&](auto in_tag) {
     DispatchImageType(out_type, [&](auto out_tag) {
       using In = decltype(in_tag);
