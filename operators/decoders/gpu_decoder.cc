@@ -44,16 +44,25 @@ std::optional<StreamView> ViewOf(cudaStream_t s) {
 }
 
 // nvJPEG's allocations come from our pools, so steady state never reaches cudaMalloc.
+//
+// Device allocations get kDeviceSlack bytes beyond what nvJPEG asks for. nvJPEG's ROI colour
+// conversion (nvjpeg::ycbcr_to_format_kernel_roi, 4:2:0, CUDA backend) reads chroma past the end
+// of its own plane buffer when a window reaches the image's last rows: compute-sanitizer memcheck
+// on the H100 (2026-11-25) saw reads up to 128+ bytes past a 217,088-byte buffer. The values read
+// only feed interpolation weights of pixels outside the window, but a read past an allocation may
+// fault; the slack (one chroma row of any image up to 64K pixels wide) keeps it inside ours. The
+// free passes the same padded size.
+constexpr size_t kDeviceSlack = size_t{64} << 10;
 int DevMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
   try {
-    *ptr = DefaultResource(MemoryKind::kDevice).Allocate(std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+    *ptr = DefaultResource(MemoryKind::kDevice).Allocate(size + kDeviceSlack, kAlignment, ViewOf(stream));
     return 0;
   } catch (...) {
     return 1;
   }
 }
 int DevFree(void*, void* ptr, size_t size, cudaStream_t stream) {
-  DefaultResource(MemoryKind::kDevice).Deallocate(ptr, std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
+  DefaultResource(MemoryKind::kDevice).Deallocate(ptr, size + kDeviceSlack, kAlignment, ViewOf(stream));
   return 0;
 }
 int PinnedMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
@@ -140,6 +149,7 @@ struct SlotState {
   std::vector<nvjpegDecodeParams_t> hw_params;
   cuda::Event done;             // end of this slot's last Decode on ws.stream()
   cuda::Event start;            // outputs allocated: the workers' streams wait for it
+  cuda::Event ready;            // ws.stream()'s work before the call: the engines' host waits for it
   Buffer staging;               // pinned, CPU-path outputs
 };
 
@@ -285,6 +295,7 @@ SlotState& GpuDecoder::Impl::Slot(int s) {
     auto slot = std::make_unique<SlotState>();
     slot->done = cuda::Event::Create();
     slot->start = cuda::Event::Create();
+    slot->ready = cuda::Event::Create();
     if (hw_handle != nullptr) {
       slot->hw.resize(static_cast<size_t>(hw_parts));
       for (HwPart& part : slot->hw) {
@@ -398,6 +409,10 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
     part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
     part.prealloc_bytes_x2 = std::max(part.prealloc_bytes_x2, max_bytes_x2);
+    {
+      std::lock_guard<std::mutex> lock(counters_mu);
+      ++counters.hw_preallocations;
+    }
     const nvjpegStatus_t st =
         a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
                                          CssForBytes(part.prealloc_bytes_x2), FormatOf(options.color));
@@ -409,7 +424,20 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
                 << "); the engines' buffers grow on demand\n";
     }
   }
+  // The engines are not trusted to wait for work enqueued on `stream` before this call (what last
+  // wrote or read the outputs' memory: a previous kernel, an allocation's reuse, a fill): the host
+  // waits for it first (recorded at the call's start, so phase A ran meanwhile). Under the H100's
+  // sanitizer sweep (2026-11-25), with the GPU loaded by other processes, engine-decoded images
+  // came back as the test's 0xA5 fill enqueued before the call; CUDA-backend images never did
+  // (their streams wait for an event). gpu_decoder_gpu_test's EnginesWaitForEarlierWorkOnTheStream
+  // makes that deterministic with a spin kernel.
+  const auto w0 = Clock::now();
+  slot.ready.Synchronize();
   const auto t0 = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(counters_mu);
+    counters.hw_ready_wait_seconds += std::chrono::duration<double>(t0 - w0).count();
+  }
   part.start.Record(stream);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, part.state, n, 1, FormatOf(options.color)), what);
   if (any_roi) {
@@ -552,6 +580,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const bool nv = d.lib != nullptr;
   const bool engines = nv && d.hw_handle != nullptr && d.options.paths != DecodePaths::kCudaOnly &&
                        d.options.paths != DecodePaths::kCpuOnly;
+  if (engines) slot.ready.Record(stream);
 
   // A: classify. The engines' support check needs each header parsed (cheap, in parallel).
   const auto a_start = Clock::now();

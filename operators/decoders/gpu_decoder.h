@@ -95,6 +95,8 @@ struct GpuDecoderCounters {
   double hw_start_seconds = 0;  // from phase B's start to the engines' call (waiting for a thread)
   double slot_wait_seconds = 0;  // at the call's start: the slot's previous work (slot.done)
   double call_seconds = 0;      // whole Decode calls
+  int64_t hw_preallocations = 0;  // the engines' buffers preallocated (first batch, then growth)
+  double hw_ready_wait_seconds = 0;  // the engines' host wait for work on the stream before the call
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 
