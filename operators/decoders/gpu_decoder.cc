@@ -172,6 +172,7 @@ struct GpuDecoder::Impl {
   std::vector<int> hw_list, cuda_list, cpu_list;
   std::vector<size_t> staging_offsets;
   int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
+  bool engines_wait = true;  // CONVEYOR_JPEG_ENGINES_WAIT
 
   const NvjpegApi& api() const { return lib->api(); }
   void Init();
@@ -195,19 +196,32 @@ void GpuDecoder::Impl::Unavailable(const std::string& why) {
   counters.unavailable_reason = why;
 }
 
-// CONVEYOR_JPEG_ENGINES: "0" turns the hardware JPEG engines off (the CUDA backend takes their
-// images), "1" or unset leaves them to the decoder; anything else is refused.
-bool EnginesAllowedByEnv() {
-  const char* v = std::getenv("CONVEYOR_JPEG_ENGINES");
+// A "0"/"1" switch from the environment (unset: 1); anything else is refused, naming the variable,
+// what each value means and what came.
+bool SwitchFromEnv(const char* name, const char* off, const char* on) {
+  const char* v = std::getenv(name);
   if (v == nullptr || std::strcmp(v, "1") == 0) return true;
   if (std::strcmp(v, "0") == 0) return false;
-  throw Error(std::string("CONVEYOR_JPEG_ENGINES: expected 0 (hardware JPEG engines off) or 1 (on), got \"") + v +
-              "\"");
+  throw Error(std::string(name) + ": expected 0 (" + off + ") or 1 (" + on + "), got \"" + v + "\"");
+}
+
+// CONVEYOR_JPEG_ENGINES: "0" turns the hardware JPEG engines off (the CUDA backend takes their
+// images), "1" or unset leaves them to the decoder.
+bool EnginesAllowedByEnv() { return SwitchFromEnv("CONVEYOR_JPEG_ENGINES", "hardware JPEG engines off", "on"); }
+
+// CONVEYOR_JPEG_ENGINES_WAIT: "0" lets the engines' call go without first waiting on the host for
+// the work enqueued on the stream before the call (see DecodeHardware) — for measuring what the
+// wait costs and whether this nvJPEG orders the engines on the stream by itself; earlier work may
+// then overwrite engine-decoded images. "1" or unset: the wait.
+bool EnginesWaitByEnv() {
+  return SwitchFromEnv("CONVEYOR_JPEG_ENGINES_WAIT", "engines do not wait for earlier stream work",
+                       "they wait");
 }
 
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
   const bool engines_allowed = EnginesAllowedByEnv();
+  engines_wait = EnginesWaitByEnv();
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
   lib = SharedNvjpeg(&why);
@@ -432,7 +446,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   // (their streams wait for an event). gpu_decoder_gpu_test's EnginesWaitForEarlierWorkOnTheStream
   // makes that deterministic with a spin kernel.
   const auto w0 = Clock::now();
-  slot.ready.Synchronize();
+  if (engines_wait) slot.ready.Synchronize();
   const auto t0 = Clock::now();
   {
     std::lock_guard<std::mutex> lock(counters_mu);

@@ -162,6 +162,8 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
     state.counters[prefix + "hw_start_ms"] = 1e3 * c.hw_start_seconds / calls;
     state.counters[prefix + "cuda_ms"] = 1e3 * c.cuda_seconds / calls;
     state.counters[prefix + "wait_ms"] = 1e3 * c.slot_wait_seconds / calls;
+    // The engines' host wait for earlier stream work (CONVEYOR_JPEG_ENGINES_WAIT=0 turns it off).
+    state.counters[prefix + "hw_ready_wait_ms"] = 1e3 * c.hw_ready_wait_seconds / calls;
     state.counters[prefix + "call_ms"] = 1e3 * c.call_seconds / calls;
   }
   state.counters[prefix + "hw_rate"] = c.hw_rate;

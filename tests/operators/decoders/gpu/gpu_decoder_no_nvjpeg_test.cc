@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "core/cuda/check.h"
 #include "core/error.h"
@@ -36,20 +37,25 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
 }
 
-// A CONVEYOR_JPEG_ENGINES value other than 0 or 1 is refused with what was expected and what came,
-// before anything is loaded (so also without nvJPEG or a GPU).
+// A CONVEYOR_JPEG_ENGINES or CONVEYOR_JPEG_ENGINES_WAIT value other than 0 or 1 is refused with
+// what was expected and what came, before anything is loaded (so also without nvJPEG or a GPU).
 TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
-  for (const char* bad : {"no", "", "2", "off"}) {
-    ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINES", bad, 1), 0);
-    try {
-      GpuDecoder decoder(GpuDecoderOptions{});
-      ADD_FAILURE() << "accepted CONVEYOR_JPEG_ENGINES=\"" << bad << "\"";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr("CONVEYOR_JPEG_ENGINES: expected 0 (hardware JPEG engines off) or 1 (on), "
-                                      "got \"" + std::string(bad) + "\""));
+  const std::pair<const char*, const char*> settings[] = {
+      {"CONVEYOR_JPEG_ENGINES", "expected 0 (hardware JPEG engines off) or 1 (on)"},
+      {"CONVEYOR_JPEG_ENGINES_WAIT", "expected 0 (engines do not wait for earlier stream work) or 1 (they wait)"},
+  };
+  for (const auto& [name, expected] : settings) {
+    for (const char* bad : {"no", "", "2", "off"}) {
+      ASSERT_EQ(setenv(name, bad, 1), 0);
+      try {
+        GpuDecoder decoder(GpuDecoderOptions{});
+        ADD_FAILURE() << "accepted " << name << "=\"" << bad << "\"";
+      } catch (const Error& e) {
+        EXPECT_THAT(e.what(), HasSubstr(std::string(name) + ": " + expected + ", got \"" + bad + "\""));
+      }
     }
+    unsetenv(name);
   }
-  unsetenv("CONVEYOR_JPEG_ENGINES");
 }
 
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {

@@ -4,6 +4,7 @@
 // (the outputs' fill must not overwrite decoded images). Helpers and tolerances: decoder_run.h.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "core/cuda/stream.h"
@@ -65,8 +66,7 @@ TEST(GpuDecoder, EnginesWaitForEarlierWorkOnTheStream) {
     if (paths == DecodePaths::kHardwareOnly && !before.hardware_available) continue;
     cuda::Stream stream = cuda::Stream::Create();
     TbbThreadPool pool(4);
-    std::mt19937_64& rng = ::conveyor::testing::Rng();
-    const std::vector<TestJpeg> files = MakeFiles(rng);
+    const std::vector<TestJpeg> files = MakeFiles(::conveyor::testing::Rng());
     DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
     run.spin_ms = 200;
     const std::string what = "after a spin, paths " + std::to_string(static_cast<int>(paths));
@@ -81,5 +81,37 @@ TEST(GpuDecoder, EnginesWaitForEarlierWorkOnTheStream) {
     }
   }
 }
+
+// CONVEYOR_JPEG_ENGINES_WAIT=0 takes the wait away (the engines' wait time stays ~0). Whether the
+// engines then order themselves after the earlier work is nvJPEG's business: printed, not
+// asserted — the figure that tells whether the wait is needed on this driver.
+TEST(GpuDecoder, EnginesWaitTurnedOffByTheEnvironment) {
+  CONVEYOR_REQUIRE_GPU();
+  ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINES_WAIT", "0", 1), 0);
+  GpuDecoderOptions options;
+  options.paths = DecodePaths::kHardwareOnly;
+  GpuDecoder decoder(options);
+  unsetenv("CONVEYOR_JPEG_ENGINES_WAIT");
+  const GpuDecoderCounters before = decoder.counters();
+  if (!before.hardware_available) GTEST_SKIP() << before.unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  const std::vector<TestJpeg> files = MakeFiles(::conveyor::testing::Rng());
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  run.spin_ms = 200;
+  const std::vector<CropWindow> whole = Whole(files);
+  const std::vector<std::vector<uint8_t>> got = run(files, whole);
+  int overwritten = 0;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const std::vector<uint8_t> ref = ReferenceDecode(files[i], DecodeColor::kRgb, whole[i]);
+    if (Compare(got[i], ref).mean_abs > 10) ++overwritten;
+  }
+  std::cout << "without the wait: " << overwritten << " of " << files.size()
+            << " images differ from libjpeg-turbo by a mean over 10 (engines " << decoder.counters().images_hardware
+            << " images)\n";
+  EXPECT_GT(decoder.counters().images_hardware, 0);
+  EXPECT_LT(decoder.counters().hw_ready_wait_seconds, 0.05);
+}
+
 }  // namespace
 }  // namespace conveyor::ops
