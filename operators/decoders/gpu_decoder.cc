@@ -137,6 +137,9 @@ struct HwPart {
   double host_s = 0;
   int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0, prealloc_bytes_x2 = 0;
   bool prealloc_failed = false;
+  // This call's share of the counters, added by Decode under its one lock at the end.
+  bool preallocated = false;
+  double ready_wait_s = 0;
   std::vector<const unsigned char*> data;
   std::vector<size_t> lengths;
   std::vector<nvjpegImage_t> images_out;
@@ -395,6 +398,8 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
                                       const std::string& where) {
   const NvjpegApi& a = api();
   HwPart& part = slot.hw[static_cast<size_t>(p)];
+  part.preallocated = false;
+  part.ready_wait_s = 0;
   const int n = end - begin;
   part.data.resize(n);
   part.lengths.resize(n);
@@ -423,10 +428,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
     part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
     part.prealloc_bytes_x2 = std::max(part.prealloc_bytes_x2, max_bytes_x2);
-    {
-      std::lock_guard<std::mutex> lock(counters_mu);
-      ++counters.hw_preallocations;
-    }
+    part.preallocated = true;
     const nvjpegStatus_t st =
         a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
                                          CssForBytes(part.prealloc_bytes_x2), FormatOf(options.color));
@@ -448,10 +450,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   const auto w0 = Clock::now();
   if (engines_wait) slot.ready.Synchronize();
   const auto t0 = Clock::now();
-  {
-    std::lock_guard<std::mutex> lock(counters_mu);
-    counters.hw_ready_wait_seconds += std::chrono::duration<double>(t0 - w0).count();
-  }
+  part.ready_wait_s = std::chrono::duration<double>(t0 - w0).count();
   part.start.Record(stream);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, part.state, n, 1, FormatOf(options.color)), what);
   if (any_roi) {
@@ -594,7 +593,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const bool nv = d.lib != nullptr;
   const bool engines = nv && d.hw_handle != nullptr && d.options.paths != DecodePaths::kCudaOnly &&
                        d.options.paths != DecodePaths::kCpuOnly;
-  if (engines) slot.ready.Record(stream);
+  if (engines && d.engines_wait) slot.ready.Record(stream);
 
   // A: classify. The engines' support check needs each header parsed (cheap, in parallel).
   const auto a_start = Clock::now();
@@ -764,6 +763,11 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
   d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
   d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
+  for (int p = 0; p < hw_items; ++p) {
+    const HwPart& part = slot.hw[static_cast<size_t>(p)];
+    d.counters.hw_preallocations += part.preallocated ? 1 : 0;
+    d.counters.hw_ready_wait_seconds += part.ready_wait_s;
+  }
   GpuDecoderCounters batch;
   batch.images_hardware = static_cast<int64_t>(d.hw_list.size());
   batch.images_cuda = static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;
