@@ -26,6 +26,7 @@
 #include "core/op/workspace.h"
 #include "operators/common/crop_window.h"
 #include "operators/decoders/gpu_decoder.h"
+#include "operators/decoders/image_info.h"
 #include "operators/decoders/nvjpeg/nvjpeg_loader.h"
 
 namespace conveyor::ops {
@@ -58,8 +59,7 @@ const std::vector<File>& Files() {
       if (tjDecompressHeader3(tj, f.bytes.data(), f.bytes.size(), &w, &h, &samp, &cs) != 0) continue;
       f.height = h;
       f.width = w;
-      f.chroma_bytes_x2 = samp == TJSAMP_444 ? 6 : samp == TJSAMP_422 || samp == TJSAMP_440 ? 4
-                          : samp == TJSAMP_420 || samp == TJSAMP_411 ? 3 : samp == TJSAMP_GRAY ? 2 : 0;
+      f.chroma_bytes_x2 = ChromaBytesX2(ParseImageInfo(f.bytes.data(), f.bytes.size()).subsampling);
       out.push_back(std::move(f));
     }
     tjDestroy(tj);
