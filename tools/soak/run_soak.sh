@@ -6,7 +6,7 @@
 #
 # A device call lasts at most 600 s, so the soak runs in its own session and outlives the call
 # that starts it; a second call, made at once (the machine stays warm ~30 s), collects it:
-#   call 1:  bash tools/soak/run_soak.sh start     (returns after WAIT seconds, default 560)
+#   call 1:  bash tools/soak/run_soak.sh start     (returns WAIT seconds after it began, default 540)
 #   call 2:  bash tools/soak/run_soak.sh collect   (waits for the end; copies the log and JSON to $OUT)
 # SECONDS_TO_SOAK (600), WARMUP (3000 iterations, ~30 s: the first 60 were too few for the
 # decoder's output buffers to reach their size; they grew once more in the first minute of the
@@ -43,7 +43,9 @@ case "${1:-}" in
       >"$DIR/cpu.txt" 2>&1 </dev/null &
     echo $! >>"$DIR/smi.pid"
     # Return early when the soak ends before its time (a start-up error): the call is not wasted.
-    end=$((SECONDS + ${WAIT:-560}))
+    # WAIT counts from this script's start (bash's SECONDS): making the photos takes ~40 s of the
+    # call, and a call that outlives its 600 s is cut off before it prints (2026-11-25).
+    end=${WAIT:-540}
     while [ $SECONDS -lt $end ] && kill -0 "$(cat "$DIR/pid")" 2>/dev/null; do sleep 2; done
     cat "$DIR/soak.log"
     kill -0 "$(cat "$DIR/pid")" 2>/dev/null || { kill $(cat "$DIR/smi.pid") 2>/dev/null; echo "run_soak: the soak ended early"; exit 1; }
