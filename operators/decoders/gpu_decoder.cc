@@ -14,6 +14,7 @@
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
 #include "core/memory/memory_resource.h"
+#include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
 #include "operators/decoders/nvjpeg/nvjpeg_loader.h"
 
 namespace conveyor::ops {
@@ -23,7 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr size_t kAlignment = 256;
 constexpr double kEma = 0.3;           // weight of the newest rate measurement
 constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
 constexpr double kInitialHwShare = 0.9;  // engines first
@@ -38,48 +38,6 @@ int CssForBytes(int chroma_bytes_x2) {
   return kCssGray;
 }
 
-std::optional<StreamView> ViewOf(cudaStream_t s) {
-  if (s == nullptr) return std::nullopt;
-  return StreamView(s);
-}
-
-// nvJPEG's allocations come from our pools, so steady state never reaches cudaMalloc.
-//
-// Device allocations get kDeviceSlack bytes beyond what nvJPEG asks for. nvJPEG's ROI colour
-// conversion (nvjpeg::ycbcr_to_format_kernel_roi, 4:2:0, CUDA backend) reads chroma past the end
-// of its own plane buffer when a window reaches the image's last rows: compute-sanitizer memcheck
-// on the H100 (2026-11-25) saw reads up to 128+ bytes past a 217,088-byte buffer. The values read
-// only feed interpolation weights of pixels outside the window, but a read past an allocation may
-// fault; the slack (one chroma row of any image up to 64K pixels wide) keeps it inside ours. The
-// free passes the same padded size.
-constexpr size_t kDeviceSlack = size_t{64} << 10;
-int DevMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
-  try {
-    *ptr = DefaultResource(MemoryKind::kDevice).Allocate(size + kDeviceSlack, kAlignment, ViewOf(stream));
-    return 0;
-  } catch (...) {
-    return 1;
-  }
-}
-int DevFree(void*, void* ptr, size_t size, cudaStream_t stream) {
-  DefaultResource(MemoryKind::kDevice).Deallocate(ptr, size + kDeviceSlack, kAlignment, ViewOf(stream));
-  return 0;
-}
-int PinnedMalloc(void*, void** ptr, size_t size, cudaStream_t stream) {
-  try {
-    *ptr = DefaultResource(MemoryKind::kPinned).Allocate(std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
-    return 0;
-  } catch (...) {
-    return 1;
-  }
-}
-int PinnedFree(void*, void* ptr, size_t size, cudaStream_t stream) {
-  DefaultResource(MemoryKind::kPinned).Deallocate(ptr, std::max<size_t>(size, 1), kAlignment, ViewOf(stream));
-  return 0;
-}
-
-nvjpegDevAllocatorV2_t kDevAllocator{&DevMalloc, &DevFree, nullptr};
-nvjpegPinnedAllocatorV2_t kPinnedAllocator{&PinnedMalloc, &PinnedFree, nullptr};
 
 nvjpegOutputFormat_t FormatOf(DecodeColor c) {
   switch (c) {
@@ -159,6 +117,8 @@ struct SlotState {
 struct GpuDecoder::Impl {
   GpuDecoderOptions options;
   const NvjpegLibrary* lib = nullptr;
+  // Each handle's allocators (declared before the handles: they outlive them); made in Init.
+  std::unique_ptr<NvjpegAllocators> cuda_alloc, hw_alloc;
   nvjpegHandle_t handle = nullptr;     // CUDA backend
   nvjpegHandle_t hw_handle = nullptr;  // engines
   nvjpegJpegDecoder_t decoders[2] = {nullptr, nullptr};
@@ -221,23 +181,35 @@ bool EnginesWaitByEnv() {
                        "they wait");
 }
 
+// CONVEYOR_NVJPEG_ENGINES_SLACK: "0" gives the engines' handle exactly the device memory nvJPEG
+// asks for, without the slack of nvjpeg_allocators.h (the CUDA backend's handle keeps it): to
+// measure what the slack costs there (64 KiB on each of the engines' buffers) and to check with
+// memcheck whether the engines' colour conversion needs it. "1" or unset: slack on both.
+bool EnginesSlackByEnv() {
+  return SwitchFromEnv("CONVEYOR_NVJPEG_ENGINES_SLACK", "no device slack on the engines' allocations",
+                       "64 KiB of slack on every nvJPEG device allocation");
+}
+
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
   const bool engines_allowed = EnginesAllowedByEnv();
   engines_wait = EnginesWaitByEnv();
+  const bool engines_slack = EnginesSlackByEnv();
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
   lib = SharedNvjpeg(&why);
   if (lib == nullptr) return Unavailable(why);
   if (options.device < 0) CONVEYOR_CUDA_CHECK(cudaGetDevice(&options.device));
   cuda::DeviceGuard guard(options.device);
+  cuda_alloc = std::make_unique<NvjpegAllocators>(true);
+  hw_alloc = std::make_unique<NvjpegAllocators>(engines_slack);
   const unsigned flags = options.interpolated_upsampling ? kFlagsUpsamplingWithInterpolation : 0;
   try {
     if (flags == 0 ||
-        api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, flags, &handle) !=
+        api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, cuda_alloc->device(), cuda_alloc->pinned(), flags, &handle) !=
             NVJPEG_STATUS_SUCCESS) {
       handle = nullptr;
-      CONVEYOR_NVJPEG_CHECK(api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, &kDevAllocator, &kPinnedAllocator, 0, &handle),
+      CONVEYOR_NVJPEG_CHECK(api().nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, cuda_alloc->device(), cuda_alloc->pinned(), 0, &handle),
                             lib->path());
     }
     CONVEYOR_NVJPEG_CHECK(api().nvjpegDecoderCreate(handle, NVJPEG_BACKEND_HYBRID, &decoders[0]), lib->path());
@@ -255,11 +227,11 @@ void GpuDecoder::Impl::Init() {
   }
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
   nvjpegStatus_t hw = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER
-                                  : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator,
-                                                           &kPinnedAllocator, flags, &hw_handle);
+                                  : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(),
+                                                           hw_alloc->pinned(), flags, &hw_handle);
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
-    hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, &kDevAllocator, &kPinnedAllocator, 0, &hw_handle);
+    hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(), hw_alloc->pinned(), 0, &hw_handle);
   }
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
@@ -345,9 +317,9 @@ Worker* GpuDecoder::Impl::TakeWorker() {
   for (int k = 0; k < 2; ++k) {
     HybridLane& lane = w->lanes[k];
     CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle, decoders[k], &lane.state), "CUDA backend worker");
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle, &kDevAllocator, &lane.device_buffer), "CUDA backend worker");
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle, cuda_alloc->device(), &lane.device_buffer), "CUDA backend worker");
     for (int b = 0; b < 2; ++b) {
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle, &kPinnedAllocator, &lane.pinned[b]), "CUDA backend worker");
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle, cuda_alloc->pinned(), &lane.pinned[b]), "CUDA backend worker");
       lane.pinned_done[b] = cuda::Event::Create();
     }
     CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(lane.state, lane.device_buffer), "CUDA backend worker");
@@ -546,8 +518,17 @@ GpuDecoderCounters ProcessGpuDecoderCounters() {
 }
 
 GpuDecoderCounters GpuDecoder::counters() const {
-  std::lock_guard<std::mutex> lock(impl_->counters_mu);
-  return impl_->counters;
+  GpuDecoderCounters c;
+  {
+    std::lock_guard<std::mutex> lock(impl_->counters_mu);
+    c = impl_->counters;
+  }
+  if (impl_->cuda_alloc != nullptr) c.cuda_memory = impl_->cuda_alloc->memory();
+  if (impl_->hw_alloc != nullptr) {
+    c.engines_memory = impl_->hw_alloc->memory();
+    c.engines_slack = impl_->hw_alloc->slack() > 0;
+  }
+  return c;
 }
 
 namespace {

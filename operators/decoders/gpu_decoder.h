@@ -38,6 +38,7 @@
 
 #include "core/op/workspace.h"
 #include "operators/common/crop_window.h"
+#include "operators/decoders/nvjpeg/nvjpeg_memory.h"
 
 namespace conveyor::ops {
 
@@ -97,6 +98,10 @@ struct GpuDecoderCounters {
   double call_seconds = 0;      // whole Decode calls
   int64_t hw_preallocations = 0;  // the engines' buffers preallocated (first batch, then growth)
   double hw_ready_wait_seconds = 0;  // the engines' host wait for work on the stream before the call
+  // nvJPEG's own memory now, per handle (CUDA backend, engines): allocations, bytes asked, the
+  // device slack added (nvjpeg_allocators.h; CONVEYOR_NVJPEG_ENGINES_SLACK=0 drops the engines').
+  nvjpeg::NvjpegMemory cuda_memory, engines_memory;
+  bool engines_slack = true;
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 

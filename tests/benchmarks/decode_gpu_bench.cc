@@ -168,6 +168,15 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
   }
   state.counters[prefix + "hw_rate"] = c.hw_rate;
   state.counters[prefix + "cuda_rate"] = c.cuda_rate;
+  // nvJPEG's own GPU memory per handle, and the slack we add to it (nvjpeg_allocators.h;
+  // CONVEYOR_NVJPEG_ENGINES_SLACK=0 drops the engines').
+  constexpr double kMiB = 1 << 20;
+  state.counters[prefix + "engines_allocs"] = static_cast<double>(c.engines_memory.device_allocations);
+  state.counters[prefix + "engines_dev_MiB"] = static_cast<double>(c.engines_memory.device_bytes) / kMiB;
+  state.counters[prefix + "engines_slack_MiB"] = static_cast<double>(c.engines_memory.device_slack_bytes) / kMiB;
+  state.counters[prefix + "cuda_allocs"] = static_cast<double>(c.cuda_memory.device_allocations);
+  state.counters[prefix + "cuda_dev_MiB"] = static_cast<double>(c.cuda_memory.device_bytes) / kMiB;
+  state.counters[prefix + "cuda_slack_MiB"] = static_cast<double>(c.cuda_memory.device_slack_bytes) / kMiB;
 }
 
 void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {

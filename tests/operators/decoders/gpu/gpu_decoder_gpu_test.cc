@@ -14,6 +14,7 @@
 #include "core/memory/buffer.h"
 #include "core/op/tbb_thread_pool.h"
 #include "core/op/workspace.h"
+#include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
 #include "operators/decoders/nvjpeg/nvjpeg_loader.h"
 #include "tests/operators/decoders/gpu/decoder_run.h"
 #include "tests/util/gpu_test.h"
@@ -109,6 +110,62 @@ TEST(GpuDecoder, EnginesTurnedOffByTheEnvironment) {
   const GpuDecoderCounters c = decoder.counters();
   EXPECT_EQ(c.images_hardware, 0);
   EXPECT_EQ(c.images_cuda, static_cast<int64_t>(files.size()));
+}
+
+// nvJPEG's memory is counted per handle: the CUDA backend's decoder allocates through its handle
+// only, the engines' through theirs, each allocation with the device slack — and with
+// CONVEYOR_NVJPEG_ENGINES_SLACK=0 the engines' allocations come without it (the CUDA backend's
+// keep it) and still decode the same pixels.
+TEST(GpuDecoder, NvjpegMemoryCountedPerHandleWithTheSlack) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 8; ++i) files.push_back(EncodeJpeg(64 + i * 29, 480 - i * 31, TJSAMP_420, false, rng));
+  const auto windows = Whole(files);
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  const int64_t slack = static_cast<int64_t>(nvjpeg::kDeviceSlack);
+  {
+    GpuDecoderOptions options;
+    options.paths = DecodePaths::kCudaOnly;
+    GpuDecoder decoder(options);
+    if (!decoder.counters().nvjpeg_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+    DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+    ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "CUDA backend");
+    const GpuDecoderCounters c = decoder.counters();
+    EXPECT_GT(c.cuda_memory.device_allocations, 0);
+    EXPECT_GT(c.cuda_memory.device_bytes, 0);
+    EXPECT_EQ(c.cuda_memory.device_slack_bytes, c.cuda_memory.device_allocations * slack);
+    EXPECT_GE(c.cuda_memory.device_peak_bytes, c.cuda_memory.device_bytes + c.cuda_memory.device_slack_bytes);
+    EXPECT_GT(c.cuda_memory.pinned_allocations, 0);
+    EXPECT_EQ(c.engines_memory.device_allocations, 0);
+  }
+  for (const bool engines_slack : {true, false}) {
+    SCOPED_TRACE(engines_slack ? "engines' slack on" : "CONVEYOR_NVJPEG_ENGINES_SLACK=0");
+    if (!engines_slack) {
+      ASSERT_EQ(setenv("CONVEYOR_NVJPEG_ENGINES_SLACK", "0", 1), 0);
+    }
+    GpuDecoderOptions options;
+    options.paths = DecodePaths::kHardwareOnly;
+    GpuDecoder decoder(options);
+    unsetenv("CONVEYOR_NVJPEG_ENGINES_SLACK");
+    if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+    EXPECT_EQ(decoder.counters().engines_slack, engines_slack);
+    DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+    ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "engines");
+    const GpuDecoderCounters c = decoder.counters();
+    EXPECT_EQ(c.images_hardware, static_cast<int64_t>(files.size()));
+    EXPECT_GT(c.engines_memory.device_allocations, 0);
+    EXPECT_GT(c.engines_memory.device_bytes, 0);
+    EXPECT_EQ(c.engines_memory.device_slack_bytes, engines_slack ? c.engines_memory.device_allocations * slack : 0);
+    // The CUDA backend's handle keeps its slack whatever the engines' setting.
+    EXPECT_EQ(c.cuda_memory.device_slack_bytes, c.cuda_memory.device_allocations * slack);
+    std::cout << "engines' slack " << (engines_slack ? "on" : "off") << ": engines " << c.engines_memory.device_allocations
+              << " device allocations, " << c.engines_memory.device_bytes << " bytes + "
+              << c.engines_memory.device_slack_bytes << " slack; CUDA backend " << c.cuda_memory.device_allocations
+              << " allocations, " << c.cuda_memory.device_bytes << " bytes + " << c.cuda_memory.device_slack_bytes
+              << " slack\n";
+  }
 }
 
 TEST(GpuDecoder, CorruptJpegNamesCallSampleAndFile) {

@@ -1,0 +1,86 @@
+#include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/memory/memory_resource.h"
+
+namespace conveyor::nvjpeg {
+namespace {
+
+constexpr size_t kAlignment = 256;
+
+std::optional<StreamView> ViewOf(cudaStream_t s) {
+  if (s == nullptr) return std::nullopt;
+  return StreamView(s);
+}
+
+NvjpegAllocators& Self(void* ctx) { return *static_cast<NvjpegAllocators*>(ctx); }
+
+}  // namespace
+
+NvjpegAllocators::NvjpegAllocators(bool device_slack)
+    : slack_(device_slack ? kDeviceSlack : 0),
+      device_{&NvjpegAllocators::DevMalloc, &NvjpegAllocators::DevFree, this},
+      pinned_{&NvjpegAllocators::PinnedMalloc, &NvjpegAllocators::PinnedFree, this} {}
+
+NvjpegMemory NvjpegAllocators::memory() const {
+  NvjpegMemory m;
+  m.device_allocations = dev_allocs_.load(std::memory_order_relaxed);
+  m.device_bytes = dev_bytes_.load(std::memory_order_relaxed);
+  m.device_slack_bytes = m.device_allocations * static_cast<int64_t>(slack_);
+  m.device_peak_bytes = dev_peak_.load(std::memory_order_relaxed);
+  m.pinned_allocations = pin_allocs_.load(std::memory_order_relaxed);
+  m.pinned_bytes = pin_bytes_.load(std::memory_order_relaxed);
+  return m;
+}
+
+// nvJPEG's allocator callbacks return 0 on success; an exception must not cross into nvJPEG.
+int NvjpegAllocators::DevMalloc(void* ctx, void** ptr, size_t size, cudaStream_t stream) {
+  NvjpegAllocators& a = Self(ctx);
+  try {
+    *ptr = DefaultResource(MemoryKind::kDevice).Allocate(size + a.slack_, kAlignment, ViewOf(stream));
+  } catch (...) {
+    return 1;
+  }
+  a.dev_allocs_.fetch_add(1, std::memory_order_relaxed);
+  const int64_t held = a.dev_bytes_.fetch_add(static_cast<int64_t>(size), std::memory_order_relaxed) +
+                       static_cast<int64_t>(size) +
+                       a.dev_allocs_.load(std::memory_order_relaxed) * static_cast<int64_t>(a.slack_);
+  int64_t peak = a.dev_peak_.load(std::memory_order_relaxed);
+  while (held > peak && !a.dev_peak_.compare_exchange_weak(peak, held, std::memory_order_relaxed)) {
+  }
+  return 0;
+}
+
+int NvjpegAllocators::DevFree(void* ctx, void* ptr, size_t size, cudaStream_t stream) {
+  NvjpegAllocators& a = Self(ctx);
+  DefaultResource(MemoryKind::kDevice).Deallocate(ptr, size + a.slack_, kAlignment, ViewOf(stream));
+  a.dev_allocs_.fetch_sub(1, std::memory_order_relaxed);
+  a.dev_bytes_.fetch_sub(static_cast<int64_t>(size), std::memory_order_relaxed);
+  return 0;
+}
+
+int NvjpegAllocators::PinnedMalloc(void* ctx, void** ptr, size_t size, cudaStream_t stream) {
+  NvjpegAllocators& a = Self(ctx);
+  const size_t n = std::max<size_t>(size, 1);
+  try {
+    *ptr = DefaultResource(MemoryKind::kPinned).Allocate(n, kAlignment, ViewOf(stream));
+  } catch (...) {
+    return 1;
+  }
+  a.pin_allocs_.fetch_add(1, std::memory_order_relaxed);
+  a.pin_bytes_.fetch_add(static_cast<int64_t>(n), std::memory_order_relaxed);
+  return 0;
+}
+
+int NvjpegAllocators::PinnedFree(void* ctx, void* ptr, size_t size, cudaStream_t stream) {
+  NvjpegAllocators& a = Self(ctx);
+  const size_t n = std::max<size_t>(size, 1);
+  DefaultResource(MemoryKind::kPinned).Deallocate(ptr, n, kAlignment, ViewOf(stream));
+  a.pin_allocs_.fetch_sub(1, std::memory_order_relaxed);
+  a.pin_bytes_.fetch_sub(static_cast<int64_t>(n), std::memory_order_relaxed);
+  return 0;
+}
+
+}  // namespace conveyor::nvjpeg
