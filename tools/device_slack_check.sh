@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# One device call (~6 minutes) for the decoder's GPU memory against DALI's (issues 9, 13): what
+# nvJPEG's allocations and our 64 KiB slack on each of them cost per handle, and whether the
+# engines' path needs the slack. Run on the GPU machine from the repository root with .gpu_bundle
+# carried (tools/gpu_bundle.sh); logs and a summary under $OUT.
+#
+#   1. the decoder GPU binaries (allocator counts, CONVEYOR_NVJPEG_ENGINES_SLACK=0 decoding the
+#      same pixels) and the allocator test;
+#   2. memcheck of the window tests and the path tests with the engines' slack off (reads past an
+#      engines' buffer would show here);
+#   3. decode_gpu_bench (mix, engines only, RN50 windows) with the engines' slack on and off:
+#      images/s and each handle's allocations, MiB and slack MiB;
+#   4. the fused training pipeline (`conveyor bench`, capture on) with the engines' slack on and
+#      off: images/s and GPU memory peak from outside (bench/e2e/measure.py).
+set -uo pipefail
+OUT=${OUT:-$PWD/.device_out}
+mkdir -p "$OUT/logs"
+[ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
+B=$PWD/.bundle
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+S=$OUT/summary.txt
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$S"
+cat "$B/commit" >>"$S"
+
+echo "== 1. decoder GPU tests" | tee -a "$S"
+OUT="$OUT/logs/tests" timeout 200 "$B/run.sh" --only 'decoders__gpu__' 2>&1 | tail -9 | tee -a "$S"
+grep -h "engines' slack" "$OUT"/logs/tests/*.log | tee -a "$S"
+
+echo "== 2. memcheck, engines' slack off" | tee -a "$S"
+CONVEYOR_NVJPEG_ENGINES_SLACK=0 OUT="$OUT/logs/memcheck" timeout 300 "$B/run.sh" --sanitize-only \
+    --only 'decoders__gpu__(gpu_decoder_roi_gpu|gpu_decoder_gpu|nvjpeg_allocators_gpu)_test' --tools memcheck \
+    --jobs 3 --sanitize-timeout 290 2>&1 | grep -E "rc [0-9]|^sanitize" | tee -a "$S"
+
+echo "== 3. decode_gpu_bench, engines' slack on / off" | tee -a "$S"
+IMAGES=/root/slack_check_images
+if [ ! -d "$IMAGES/0" ]; then
+  mkdir -p "$IMAGES/0" && "$B/make_test_images" "$IMAGES/0" --photos 2048 --width 500 --height 375 --quality 90 >/dev/null
+fi
+for slack in 1 0; do
+  CONVEYOR_NVJPEG_ENGINES_SLACK=$slack CONVEYOR_DECODE_BENCH_DIR=$IMAGES timeout 100 "$B/bench/decode_gpu_bench" \
+      --benchmark_filter='DecodeBench/(auto_mix|engines_only|random_crop_auto)' >"$OUT/logs/decode_slack$slack.log" 2>&1
+  grep DecodeBench "$OUT/logs/decode_slack$slack.log" | tr ' ' '\n' |
+    grep -E "^DecodeBench|items_per_second|_allocs=|_MiB=" | paste -sd' ' |
+    sed "s/DecodeBench/\nslack=$slack DecodeBench/g" | tee -a "$S"
+done
+
+echo "== 4. fused training pipeline, engines' slack on / off" | tee -a "$S"
+for slack in 1 0; do
+  timeout 120 python3 "$B/suite/e2e/measure.py" --out "$OUT/logs/e2e_slack$slack.json" --label "fused_slack$slack" \
+      --env CONVEYOR_BENCH_DATA=$IMAGES --env CONVEYOR_NVJPEG_ENGINES_SLACK=$slack -- \
+      "$B/conveyor" bench "$B/suite/pipelines/train_fused.yaml" --json --warmup 12 --iterations 30 --repeats 5 \
+      >"$OUT/logs/e2e_slack$slack.log" 2>&1
+  python3 - "$OUT/logs/e2e_slack$slack.json" "$slack" <<'PY' | tee -a "$S"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d.get("measure", {})
+rate = (d.get("samples_per_s") or {}).get("median") or d.get("error")
+print(f"slack={sys.argv[2]}: images/s {rate}, GPU memory {m.get('gpu_mem_peak_mib')} MiB, host {m.get('host_mem_peak_mib')} MiB")
+PY
+done
+tar czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
