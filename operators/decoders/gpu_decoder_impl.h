@@ -1,0 +1,153 @@
+// GpuDecoder's internals, shared by its three files (private to the gpu_decoder library: listed
+// in its srcs, so nothing else can include it):
+//   gpu_decoder_setup.cc  the environment switches, nvJPEG handles and states, slots, workers;
+//   gpu_decoder_paths.cc  one image on the CUDA backend, one engines' batch, the engines' times;
+//   gpu_decoder.cc        Decode (classify, split, both paths side by side, the CPU path), the
+//                         balance between engines and CUDA backend, the counters.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/cuda/event.h"
+#include "core/cuda/stream.h"
+#include "core/memory/buffer.h"
+#include "operators/decoders/gpu_decoder.h"
+#include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
+#include "operators/decoders/nvjpeg/nvjpeg_loader.h"
+
+namespace conveyor::ops {
+
+using namespace nvjpeg;  // NOLINT: the nvJPEG names read best unqualified; this header is private
+using Clock = std::chrono::steady_clock;
+
+inline constexpr double kEma = 0.3;           // weight of the newest rate measurement
+inline constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
+inline constexpr double kInitialHwShare = 0.9;  // engines first
+inline constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+// nvjpegChromaSubsampling_t values (a C enum): the subsampling the engines' buffers are
+// preallocated for, from the widest of the batch.
+inline constexpr int kCss444 = 0, kCss422 = 1, kCss420 = 2, kCssGray = 6;
+inline int CssForBytes(int chroma_bytes_x2) {
+  if (chroma_bytes_x2 <= 0 || chroma_bytes_x2 > 4) return kCss444;
+  if (chroma_bytes_x2 == 4) return kCss422;
+  if (chroma_bytes_x2 == 3) return kCss420;
+  return kCssGray;
+}
+
+
+inline nvjpegOutputFormat_t FormatOf(DecodeColor c) {
+  switch (c) {
+    case DecodeColor::kRgb: return NVJPEG_OUTPUT_RGBI;
+    case DecodeColor::kBgr: return NVJPEG_OUTPUT_BGRI;
+    case DecodeColor::kGray: return NVJPEG_OUTPUT_Y;
+  }
+  return NVJPEG_OUTPUT_RGBI;
+}
+
+inline bool IsWhole(const GpuDecodeSample& s) {
+  return s.roi.y == 0 && s.roi.x == 0 && s.roi.h == s.height && s.roi.w == s.width;
+}
+
+inline nvjpegImage_t ImageOf(const GpuDecodeSample& s, int channels) {
+  nvjpegImage_t img{};
+  img.channel[0] = s.out;
+  img.pitch[0] = static_cast<size_t>(s.roi.w) * channels;
+  return img;
+}
+
+// One decoder kind (host Huffman or GPU Huffman) of a worker: its state and buffers. Two pinned
+// buffers alternate so the host phase of the next image can run while the previous image's
+// transfer still reads the other.
+struct HybridLane {
+  nvjpegJpegState_t state = nullptr;
+  nvjpegBufferDevice_t device_buffer = nullptr;
+  nvjpegBufferPinned_t pinned[2] = {nullptr, nullptr};
+  cuda::Event pinned_done[2];
+  int next = 0;
+};
+
+// Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each
+// ParallelFor chunk (so no thread ids are needed) and own a stream for their device phases.
+struct Worker {
+  cuda::Stream stream;
+  cuda::Event done;
+  nvjpegJpegStream_t jpeg_stream = nullptr;
+  nvjpegDecodeParams_t params = nullptr;
+  HybridLane lanes[2];  // 0: NVJPEG_BACKEND_HYBRID (host Huffman), 1: GPU_HYBRID
+  bool used = false;
+};
+
+// A sub-batch of the engines' images with its own nvJPEG state (hw_parts of them; one today, see
+// Init). Its internal buffers are preallocated for the largest batch and image seen, so a batch
+// that grows (the balance moved) does not make nvJPEG reallocate inside the decode, which
+// synchronises the device: without it the engines gave 11.3k images/s on the H100, with it 25.4k.
+struct HwPart {
+  nvjpegJpegState_t state = nullptr;
+  cuda::Event start, end;  // timing on the stream
+  bool pending = false;
+  int64_t images = 0;
+  double host_s = 0;
+  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0, prealloc_bytes_x2 = 0;
+  bool prealloc_failed = false;
+  // This call's share of the counters, added by Decode under its one lock at the end.
+  bool preallocated = false;
+  double ready_wait_s = 0;
+  std::vector<const unsigned char*> data;
+  std::vector<size_t> lengths;
+  std::vector<nvjpegImage_t> images_out;
+  std::vector<nvjpegDecodeParams_t> params;
+};
+
+struct SlotState {
+  std::vector<HwPart> hw;                       // sub-batches of the engines' images
+  std::vector<nvjpegJpegStream_t> hw_streams;  // per sample: headers for the support check
+  std::vector<nvjpegDecodeParams_t> hw_params;
+  cuda::Event done;             // end of this slot's last Decode on ws.stream()
+  cuda::Event start;            // outputs allocated: the workers' streams wait for it
+  cuda::Event ready;            // ws.stream()'s work before the call: the engines' host waits for it
+  Buffer staging;               // pinned, CPU-path outputs
+};
+
+struct GpuDecoder::Impl {
+  GpuDecoderOptions options;
+  const NvjpegLibrary* lib = nullptr;
+  // Each handle's allocators (declared before the handles: they outlive them); made in Init.
+  std::unique_ptr<NvjpegAllocators> cuda_alloc, hw_alloc;
+  nvjpegHandle_t handle = nullptr;     // CUDA backend
+  nvjpegHandle_t hw_handle = nullptr;  // engines
+  nvjpegJpegDecoder_t decoders[2] = {nullptr, nullptr};
+  std::vector<std::unique_ptr<SlotState>> slots;
+  std::mutex workers_mu;
+  std::vector<std::unique_ptr<Worker>> workers;  // all
+  std::vector<Worker*> free_workers;
+  double hw_rate = 0, cuda_rate = 0;  // images/s, EMA
+  double hw_share = kInitialHwShare;
+  mutable std::mutex counters_mu;
+  GpuDecoderCounters counters;
+  // Per-call scratch, reused.
+  std::vector<uint8_t> engine_ok;
+  std::vector<int> hw_list, cuda_list, cpu_list;
+  std::vector<size_t> staging_offsets;
+  int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
+  bool engines_wait = true;  // CONVEYOR_JPEG_ENGINES_WAIT
+
+  const NvjpegApi& api() const { return lib->api(); }
+  void Init();
+  void Destroy() noexcept;
+  SlotState& Slot(int s);
+  Worker* TakeWorker();
+  void GiveWorker(Worker* w);
+  void DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws, const std::string& where);
+  void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
+                      StreamView stream, const std::string& where);
+  void ReadEngineTimes(SlotState& slot);
+  void UpdateBalance(double cuda_seconds, int64_t cuda_images);
+  void Unavailable(const std::string& why);
+};
+
+}  // namespace conveyor::ops

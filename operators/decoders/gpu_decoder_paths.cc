@@ -1,0 +1,144 @@
+// GpuDecoder's two nvJPEG paths: one image through the CUDA backend's decoupled API on a worker,
+// one batch of images on the hardware JPEG engines, and the engines' times read back.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <mutex>
+
+#include "core/cuda/check.h"
+#include "core/cuda/device.h"
+#include "operators/decoders/gpu_decoder_impl.h"
+
+namespace conveyor::ops {
+
+// One image through the decoupled API: host phase on this thread, device phases on the worker's
+// stream (which already waits for ws.stream(), where the outputs were allocated).
+void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws,
+                                  const std::string& where) {
+  (void)ws;
+  const NvjpegApi& a = api();
+  const int kind = s.height * s.width > options.hybrid_huffman_threshold ? 1 : 0;
+  HybridLane& lane = w.lanes[kind];
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle, s.data, s.size, 0, 0, w.jpeg_stream), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options.color)), where);
+  if (IsWhole(s)) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(w.params, 0, 0, -1, -1), where);
+  } else {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetROI(w.params, static_cast<int>(s.roi.x), static_cast<int>(s.roi.y),
+                                                     static_cast<int>(s.roi.w), static_cast<int>(s.roi.h)),
+                          where);
+  }
+  // The pinned buffer we are about to refill may still feed the transfer of an earlier image.
+  const int b = lane.next;
+  lane.next ^= 1;
+  lane.pinned_done[b].Synchronize();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachPinnedBuffer(lane.state, lane.pinned[b]), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegHost(handle, decoders[kind], lane.state, w.params, w.jpeg_stream), where);
+  CONVEYOR_NVJPEG_CHECK(
+      a.nvjpegDecodeJpegTransferToDevice(handle, decoders[kind], lane.state, w.jpeg_stream, w.stream.get()), where);
+  lane.pinned_done[b].Record(w.stream.view());
+  nvjpegImage_t img = ImageOf(s, DecodeChannels(options.color));
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle, decoders[kind], lane.state, &img, w.stream.get()), where);
+  (void)i;
+}
+
+void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end,
+                                      const std::vector<GpuDecodeSample>& samples, StreamView stream,
+                                      const std::string& where) {
+  const NvjpegApi& a = api();
+  HwPart& part = slot.hw[static_cast<size_t>(p)];
+  part.preallocated = false;
+  part.ready_wait_s = 0;
+  const int n = end - begin;
+  part.data.resize(n);
+  part.lengths.resize(n);
+  part.images_out.resize(n);
+  part.params.resize(n);
+  bool any_roi = false;
+  int max_h = 0, max_w = 0, max_bytes_x2 = 0;
+  for (int k = 0; k < n; ++k) {
+    const GpuDecodeSample& s = samples[hw_list[begin + k]];
+    part.data[k] = s.data;
+    part.lengths[k] = s.size;
+    part.images_out[k] = ImageOf(s, DecodeChannels(options.color));
+    part.params[k] = slot.hw_params[hw_list[begin + k]];
+    any_roi |= !IsWhole(s);
+    max_h = std::max(max_h, static_cast<int>(s.height));
+    max_w = std::max(max_w, static_cast<int>(s.width));
+    max_bytes_x2 = std::max(max_bytes_x2, s.chroma_bytes_x2 > 0 ? s.chroma_bytes_x2 : 6);
+  }
+  const std::string what = where + ": engines, " + std::to_string(n) + " images";
+  if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !part.prealloc_failed &&
+      (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w ||
+       max_bytes_x2 > part.prealloc_bytes_x2)) {
+    // Grow with headroom so the balance moving by a few images does not reallocate again; chroma
+    // planes for the widest subsampling seen (4:2:0 photos need half of 4:4:4's).
+    part.prealloc_n = std::max(part.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
+    part.prealloc_h = std::max(part.prealloc_h, (max_h + 63) / 64 * 64);
+    part.prealloc_w = std::max(part.prealloc_w, (max_w + 63) / 64 * 64);
+    part.prealloc_bytes_x2 = std::max(part.prealloc_bytes_x2, max_bytes_x2);
+    part.preallocated = true;
+    const nvjpegStatus_t st =
+        a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
+                                         CssForBytes(part.prealloc_bytes_x2), FormatOf(options.color));
+    if (st != NVJPEG_STATUS_SUCCESS) {
+      // Preallocation only saves reallocations: decode without it (slower when batches grow),
+      // and say so once.
+      part.prealloc_failed = true;
+      std::cerr << "conveyor: " << what << ": nvjpegDecodeBatchedPreAllocate failed (" << StatusName(st)
+                << "); the engines' buffers grow on demand\n";
+    }
+  }
+  // The engines are not trusted to wait for work enqueued on `stream` before this call (what last
+  // wrote or read the outputs' memory: a previous kernel, an allocation's reuse, a fill): the host
+  // waits for it first (recorded at the call's start, so phase A ran meanwhile). Under the H100's
+  // sanitizer sweep (2026-11-25), with the GPU loaded by other processes, engine-decoded images
+  // came back as the test's 0xA5 fill enqueued before the call; CUDA-backend images never did
+  // (their streams wait for an event). gpu_decoder_gpu_test's EnginesWaitForEarlierWorkOnTheStream
+  // makes that deterministic with a spin kernel.
+  const auto w0 = Clock::now();
+  if (engines_wait) slot.ready.Synchronize();
+  const auto t0 = Clock::now();
+  part.ready_wait_s = std::chrono::duration<double>(t0 - w0).count();
+  part.start.Record(stream);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, part.state, n, 1, FormatOf(options.color)), what);
+  if (any_roi) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(hw_handle, part.state, part.data.data(), part.lengths.data(),
+                                                  part.images_out.data(), part.params.data(), stream.get()),
+                          what);
+  } else {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(hw_handle, part.state, part.data.data(), part.lengths.data(),
+                                                part.images_out.data(), stream.get()),
+                          what);
+  }
+  part.end.Record(stream);
+  part.host_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  part.images = n;
+  part.pending = true;
+}
+
+// The engines' time of a slot's previous batch, read at the slot's next use (its events have
+// completed by then: Decode waits for slot.done first), never waited for. The sub-batches run side
+// by side: the engines' rate is their images over the longest one.
+void GpuDecoder::Impl::ReadEngineTimes(SlotState& slot) {
+  double longest = 0;
+  int64_t images = 0;
+  for (HwPart& part : slot.hw) {
+    if (!part.pending || !part.end.Query()) continue;
+    const double gpu_s = cuda::Event::ElapsedMs(part.start, part.end) / 1e3;
+    longest = std::max({longest, gpu_s, part.host_s});
+    images += part.images;
+    part.pending = false;
+    std::lock_guard<std::mutex> lock(counters_mu);
+    ++counters.hw_batches;
+    counters.hw_host_seconds += part.host_s;
+    counters.hw_gpu_seconds += gpu_s;
+  }
+  if (longest > 0 && images > 0) {
+    const double r = static_cast<double>(images) / longest;
+    hw_rate = hw_rate == 0 ? r : (1 - kEma) * hw_rate + kEma * r;
+  }
+}
+
+}  // namespace conveyor::ops
