@@ -11,7 +11,9 @@
 #   3. decode_gpu_bench (mix, engines only, RN50 windows) with the engines' slack on and off:
 #      images/s and each handle's allocations, MiB and slack MiB;
 #   4. the fused training pipeline (`conveyor bench`, capture on) with the engines' slack on and
-#      off: images/s and GPU memory peak from outside (bench/e2e/measure.py).
+#      off: images/s and GPU memory peak from outside (bench/e2e/measure.py);
+#   5. decode_gpu_bench with the engines' share fixed at 50..100% (DecodeShare): does the engines'
+#      time per call grow with their images, and which share is fastest (issue 9's targets)?
 set -uo pipefail
 OUT=${OUT:-$PWD/.device_out}
 mkdir -p "$OUT/logs"
@@ -58,4 +60,10 @@ rate = (d.get("samples_per_s") or {}).get("median") or d.get("error")
 print(f"slack={sys.argv[2]}: images/s {rate}, GPU memory {m.get('gpu_mem_peak_mib')} MiB, host {m.get('host_mem_peak_mib')} MiB")
 PY
 done
+echo "== 5. decode_gpu_bench, engines' share fixed" | tee -a "$S"
+CONVEYOR_DECODE_BENCH_DIR=$IMAGES timeout 100 "$B/bench/decode_gpu_bench" --benchmark_filter='DecodeShare' \
+    >"$OUT/logs/decode_share.log" 2>&1
+grep DecodeShare "$OUT/logs/decode_share.log" | tr ' ' '\n' |
+  grep -E "^DecodeShare|items_per_second|hw_host_ms|hw_gpu_ms|cuda_ms|call_ms|wait_ms" | grep -v ready | paste -sd' ' |
+  sed "s/DecodeShare/\nDecodeShare/g" | tee -a "$S"
 tar czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
