@@ -58,7 +58,7 @@ resample::Filter ParseInterpType(const std::string& name);  // one of InterpType
 // The CPU reference for one sample (host pointers).
 void ResampleCpu(const ResampleDesc& d, resample::Filter filter, DType in_dtype, DType out_dtype);
 
-// All samples in one launch. `descs`: device-readable array of `num_samples` descriptors (device
+// All samples at once (one or two launches, see the table). `descs`: device-readable array of `num_samples` descriptors (device
 // pointers), made with the same `filter` and `antialias`. `capacity_bytes`: the output buffer's
 // size (sizes the grid, so a captured launch covers any batch that fits). Samples with out_h or
 // out_w 0 are skipped. Linear and nearest without antialiasing (at most two taps per axis) take a
