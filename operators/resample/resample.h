@@ -58,11 +58,11 @@ resample::Filter ParseInterpType(const std::string& name);  // one of InterpType
 // The CPU reference for one sample (host pointers).
 void ResampleCpu(const ResampleDesc& d, resample::Filter filter, DType in_dtype, DType out_dtype);
 
-// All samples at once (one or two launches, see the table). `descs`: device-readable array of `num_samples` descriptors (device
-// pointers), made with the same `filter` and `antialias`. `capacity_bytes`: the output buffer's
-// size (sizes the grid, so a captured launch covers any batch that fits). Samples with out_h or
-// out_w 0 are skipped. Linear and nearest without antialiasing (at most two taps per axis) take a
-// direct kernel; the rest the tiled two-pass one.
+// All samples at once (one or two launches, see the table). `descs`: device-readable array of
+// `num_samples` descriptors (device pointers), made with the same `filter` and `antialias`.
+// `capacity_bytes`: the output buffer's size (sizes the grid, so a captured launch covers any
+// batch that fits). Samples with out_h or out_w 0 are skipped. Linear and nearest without
+// antialiasing (at most two taps per axis) take a direct kernel; the rest the tiled two-pass one.
 void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, resample::Filter filter,
                  bool antialias, DType in_dtype, DType out_dtype, cuda::StreamView stream);
 
