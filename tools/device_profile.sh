@@ -7,11 +7,8 @@
 # GPU machine from the repository root with .gpu_bundle carried; reports under $OUT (text, one per
 # case, the raw .ncu-rep / .nsys-rep files packed).
 set -uo pipefail
-OUT=${OUT:-$PWD/.device_out}
+source "$(dirname "$0")/device_lib.sh"
 mkdir -p "$OUT/rep"
-[ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
-B=$PWD/.bundle
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 SECTIONS=(--section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats
           --section WarpStateStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables
           --section InstructionStats --section SourceCounters)
@@ -31,10 +28,8 @@ profile resize_linear_aa ResampleKernel
 # The decoder's timeline (needs 2,048 photos; ~1 minute).
 NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
 if [ -n "$NSYS" ]; then
-  IMAGES=/root/profile_images
-  [ -d "$IMAGES/0" ] || { mkdir -p "$IMAGES/0" &&
-    "$B/make_test_images" "$IMAGES/0" --photos 2048 --width 500 --height 375 --quality 90 >/dev/null; }
-  CONVEYOR_DECODE_BENCH_DIR=$IMAGES timeout 120 "$NSYS" profile --trace cuda,osrt --sample none \
+  device_photos
+  CONVEYOR_DECODE_BENCH_DIR=$PHOTOS timeout 120 "$NSYS" profile --trace cuda,osrt --sample none \
       --output "$OUT/rep/decode_mix" --force-overwrite true \
       "$B/bench/decode_gpu_bench" --benchmark_filter='DecodeBench/auto_mix' --benchmark_min_time=1 \
       >"$OUT/decode_mix_nsys.txt" 2>&1

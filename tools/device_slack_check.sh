@@ -15,12 +15,7 @@
 #   5. decode_gpu_bench with the engines' share fixed at 50..100% (DecodeShare): does the engines'
 #      time per call grow with their images, and which share is fastest (issue 9's targets)?
 set -uo pipefail
-OUT=${OUT:-$PWD/.device_out}
-mkdir -p "$OUT/logs"
-[ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
-B=$PWD/.bundle
-export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-S=$OUT/summary.txt
+source "$(dirname "$0")/device_lib.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$S"
 cat "$B/commit" >>"$S"
 
@@ -36,36 +31,17 @@ echo "== 2. memcheck, engines' slack off (windows at every image corner)" | tee 
 grep -E "rc [0-9]|^sanitize" "$OUT/logs/memcheck.txt" | tee -a "$S"
 
 echo "== 3. decode_gpu_bench, engines' slack on / off" | tee -a "$S"
-IMAGES=/root/slack_check_images
-if [ ! -d "$IMAGES/0" ]; then
-  mkdir -p "$IMAGES/0" && "$B/make_test_images" "$IMAGES/0" --photos 2048 --width 500 --height 375 --quality 90 >/dev/null
-fi
+device_photos
 for slack in 1 0; do
-  CONVEYOR_NVJPEG_ENGINES_SLACK=$slack CONVEYOR_DECODE_BENCH_DIR=$IMAGES timeout 100 "$B/bench/decode_gpu_bench" \
-      --benchmark_filter='DecodeBench/(auto_mix|engines_only|random_crop_auto)' >"$OUT/logs/decode_slack$slack.log" 2>&1
-  grep DecodeBench "$OUT/logs/decode_slack$slack.log" | tr ' ' '\n' |
-    grep -E "^DecodeBench|items_per_second|_allocs=|_MiB=" | paste -sd' ' |
-    sed "s/DecodeBench/\nslack=$slack DecodeBench/g" | tee -a "$S"
+  decode_bench "slack$slack" 'DecodeBench/(auto_mix|engines_only|random_crop_auto)' 'items_per_second|_allocs=|_MiB=' \
+      CONVEYOR_NVJPEG_ENGINES_SLACK=$slack | tee -a "$S"
 done
 
 echo "== 4. fused training pipeline, engines' slack on / off" | tee -a "$S"
 for slack in 1 0; do
-  timeout 120 python3 "$B/suite/e2e/measure.py" --out "$OUT/logs/e2e_slack$slack.json" --label "fused_slack$slack" \
-      --env CONVEYOR_BENCH_DATA=$IMAGES --env CONVEYOR_NVJPEG_ENGINES_SLACK=$slack -- \
-      "$B/conveyor" bench "$B/suite/pipelines/train_fused.yaml" --json --warmup 12 --iterations 30 --repeats 5 \
-      >"$OUT/logs/e2e_slack$slack.log" 2>&1
-  python3 - "$OUT/logs/e2e_slack$slack.json" "$slack" <<'PY' | tee -a "$S"
-import json, sys
-d = json.load(open(sys.argv[1]))
-m = d.get("measure", {})
-rate = (d.get("samples_per_s") or {}).get("median") or d.get("error")
-print(f"slack={sys.argv[2]}: images/s {rate}, GPU memory {m.get('gpu_mem_peak_mib')} MiB, host {m.get('host_mem_peak_mib')} MiB")
-PY
+  fused_e2e "slack$slack" CONVEYOR_NVJPEG_ENGINES_SLACK=$slack | tee -a "$S"
 done
+
 echo "== 5. decode_gpu_bench, engines' share fixed" | tee -a "$S"
-CONVEYOR_DECODE_BENCH_DIR=$IMAGES timeout 100 "$B/bench/decode_gpu_bench" --benchmark_filter='DecodeShare' \
-    >"$OUT/logs/decode_share.log" 2>&1
-grep DecodeShare "$OUT/logs/decode_share.log" | tr ' ' '\n' |
-  grep -E "^DecodeShare|items_per_second|hw_host_ms|hw_gpu_ms|cuda_ms|call_ms|wait_ms" | grep -v ready | paste -sd' ' |
-  sed "s/DecodeShare/\nDecodeShare/g" | tee -a "$S"
+decode_bench share 'DecodeShare' 'items_per_second|hw_host_ms|hw_gpu_ms|^cuda_ms|call_ms|^wait_ms' | tee -a "$S"
 tar czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"

@@ -69,8 +69,9 @@ __device__ __forceinline__ void EmitU8C3(const uint32_t (&a)[6], const float* mu
 // 32 groups are 768 contiguous bytes: coalesced; neighbours share a word through L1) and writes
 // the planes with EmitU8C3. No barriers: each thread's loads are in flight independently, so the
 // latency hides behind occupancy. Words that would reach past the sample are assembled from its
-// bytes; groups cut by the window's right edge (w % 8) and samples of other channel counts take
-// the per-element path (correct for any C, so a captured launch covers any batch).
+// bytes; samples whose window width is not a multiple of 8 (their rows would start off the
+// planes' vector alignment) and samples of other channel counts take the per-element path
+// (correct for any C, so a captured launch covers any batch).
 template <typename Out>
 __global__ void __launch_bounds__(kThreads) CmnDirectU8C3Chw(const CmnSample* samples) {
   const CmnSample& sd = samples[blockIdx.y];
