@@ -181,16 +181,22 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
   state.counters[prefix + "cuda_slack_MiB"] = static_cast<double>(c.cuda_memory.device_slack_bytes) / kMiB;
 }
 
-void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
+// One decoder made with `options` stepping through the files; `needs` names the path this machine
+// must have (the case skips otherwise).
+void RunDecoder(benchmark::State& state, const GpuDecoderOptions& options, bool roi, DecodePaths needs) {
   if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
   if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
-  Runner r(paths, roi, PoolThreads(), 0);
-  const std::string why = r.Unusable(paths);
+  Runner r(options, roi, PoolThreads(), 0);
+  const std::string why = r.Unusable(needs);
   if (!why.empty()) return state.SkipWithError(why.c_str());
   for (auto _ : state) r.Step();
   r.stream.Synchronize();
   state.SetItemsProcessed(r.images);
   Report(state, r.decoder.counters(), "");
+}
+
+void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
+  RunDecoder(state, GpuDecoderOptions{.paths = paths}, roi, paths);
 }
 
 // The automatic mix with the engines' share fixed (GpuDecoderOptions::hw_load = Arg / 100) instead
@@ -199,18 +205,10 @@ void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
 // for 256 alone: if their time hardly grows with the images, the balancer (which assumes rate ∝
 // images) settles on too small a share.
 void DecodeShare(benchmark::State& state, bool roi) {
-  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
-  if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
   GpuDecoderOptions options;
   options.paths = DecodePaths::kAuto;
   options.hw_load = static_cast<double>(state.range(0)) / 100;
-  Runner r(options, roi, PoolThreads(), 0);
-  const std::string why = r.Unusable(DecodePaths::kHardwareOnly);
-  if (!why.empty()) return state.SkipWithError(why.c_str());
-  for (auto _ : state) r.Step();
-  r.stream.Synchronize();
-  state.SetItemsProcessed(r.images);
-  Report(state, r.decoder.counters(), "");
+  RunDecoder(state, options, roi, DecodePaths::kHardwareOnly);
 }
 
 // Engines-only and CUDA-only decoders side by side in one process, each on its own thread, pool
