@@ -1,6 +1,9 @@
 // `conveyor bench`: warm-up iterations, then `repeats` timed runs of `iterations` each. Reports
 // samples/s (min, median, max over repeats) and per-stage time per iteration from the executor's
-// counters over the timed part, as a table or JSON.
+// counters over the timed part, as a table or JSON, with the memory our pools hold (MemoryStats: the
+// peak in use and what was taken from the driver), to set beside the process's GPU memory seen
+// from outside (bench/e2e/measure.py): the rest is the CUDA context and libraries' own memory
+// (nvJPEG's engines allocate outside our pools).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,8 +12,12 @@
 
 #include "cli/commands.h"
 #include "cli/session.h"
+#include "core/memory/stats.h"
 
 namespace conveyor::cli {
+namespace {
+double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+}  // namespace
 
 int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
   Session session = Session::Open(cmd);
@@ -60,9 +67,16 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
         << ", \"max\": " << sorted.back() << ", \"repeats\": [" << r.str() << "]},\n";
     std::snprintf(buf, sizeof(buf),
                   " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, \"gpu_wait\": %.6f, "
-                  "\"idle\": %.6f},\n \"captures\": %lld, \"replays\": %lld}\n",
+                  "\"idle\": %.6f},\n \"captures\": %lld, \"replays\": %lld,\n",
                   cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
+    out << buf;
+    const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
+    const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
+    std::snprintf(buf, sizeof(buf),
+                  " \"memory_mib\": {\"device_peak_in_use\": %.1f, \"device_from_driver\": %.1f, "
+                  "\"pinned_peak_in_use\": %.1f, \"pinned_from_driver\": %.1f}}\n",
+                  Mib(dev.peak_bytes), Mib(dev.upstream_bytes), Mib(pin.peak_bytes), Mib(pin.upstream_bytes));
     out << buf;
     return 0;
   }
@@ -78,6 +92,10 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                 cpu, issue, wait, idle);
   out << buf << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "
       << (after.replays - before.replays) << " replays\n";
+  const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
+  std::snprintf(buf, sizeof(buf), "GPU memory in our pools: peak in use %.1f MiB, taken from the driver %.1f MiB\n",
+                Mib(dev.peak_bytes), Mib(dev.upstream_bytes));
+  out << buf;
   return 0;
 }
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the one-call device scripts (tools/device_decoder_check.sh, device_slack_check.sh,
+# Sourced by the one-call device scripts (tools/device_decoder_check.sh, device_memory_check.sh,
 # device_profile.sh), run on the GPU machine from the repository root with .gpu_bundle carried:
 # unpacks the bundle once, sets B (the bundle), OUT (what comes back, with logs/ and summary S),
 # the bundle's libraries, and bench/lib.sh's helpers (find_bundle, images).
@@ -11,7 +11,9 @@
 #                                      per case for the counters matching the regex FIELDS
 #   fused_e2e LABEL [ENV=VAL ...]      `conveyor bench` of the fused training pipeline on the
 #                                      photos, measured from outside (bench/e2e/measure.py);
-#                                      prints "LABEL: images/s, GPU memory, host memory"
+#                                      prints "LABEL: images/s, GPU memory (and our device pool's
+#                                      share of it), host memory"; PIPELINE=train_unfused.yaml
+#                                      in the environment benches the unfused one
 OUT=${OUT:-$PWD/.device_out}
 mkdir -p "$OUT/logs"
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || { echo "no bundle: run tools/gpu_bundle.sh first"; exit 1; }
@@ -41,7 +43,7 @@ fused_e2e() {
   local envs=(--env "CONVEYOR_BENCH_DATA=$PHOTOS")
   for kv in "$@"; do envs+=(--env "$kv"); done
   timeout 150 python3 "$B/suite/e2e/measure.py" --out "$OUT/logs/e2e_$label.json" --label "fused_$label" "${envs[@]}" \
-      -- "$B/conveyor" bench "$B/suite/pipelines/train_fused.yaml" --json --warmup 12 --iterations 30 --repeats 5 \
+      -- "$B/conveyor" bench "$B/suite/pipelines/${PIPELINE:-train_fused.yaml}" --json --warmup 12 --iterations 30 --repeats 5 \
       >"$OUT/logs/e2e_$label.log" 2>&1
   python3 - "$OUT/logs/e2e_$label.json" "$label" <<'PY'
 import json, sys
@@ -51,6 +53,9 @@ except (OSError, ValueError) as e:
     sys.exit(f"{sys.argv[2]}: no result ({e})")
 m = d.get("measure", {})
 rate = (d.get("samples_per_s") or {}).get("median") or d.get("error")
-print(f"{sys.argv[2]}: images/s {rate}, GPU memory {m.get('gpu_mem_peak_mib')} MiB, host {m.get('host_mem_peak_mib')} MiB")
+pools = d.get("memory_mib", {})
+print(f"{sys.argv[2]}: images/s {rate}, GPU memory {m.get('gpu_mem_peak_mib')} MiB (process {m.get('gpu_mem_process_peak_mib')}; "
+      f"our device pool: peak in use {pools.get('device_peak_in_use')}, from the driver {pools.get('device_from_driver')}), "
+      f"host {m.get('host_mem_peak_mib')} MiB")
 PY
 }

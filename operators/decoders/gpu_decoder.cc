@@ -79,10 +79,7 @@ GpuDecoderCounters GpuDecoder::counters() const {
     c = impl_->counters;
   }
   if (impl_->cuda_alloc != nullptr) c.cuda_memory = impl_->cuda_alloc->memory();
-  if (impl_->hw_alloc != nullptr) {
-    c.engines_memory = impl_->hw_alloc->memory();
-    c.engines_slack = impl_->hw_alloc->slack() > 0;
-  }
+  if (impl_->hw_alloc != nullptr) c.engines_memory = impl_->hw_alloc->memory();
   return c;
 }
 

@@ -98,10 +98,10 @@ struct GpuDecoderCounters {
   double call_seconds = 0;      // whole Decode calls
   int64_t hw_preallocations = 0;  // the engines' buffers preallocated (first batch, then growth)
   double hw_ready_wait_seconds = 0;  // the engines' host wait for work on the stream before the call
-  // nvJPEG's own memory now, per handle (CUDA backend, engines): allocations, bytes asked, the
-  // device slack added (nvjpeg_allocators.h; CONVEYOR_NVJPEG_ENGINES_SLACK=0 drops the engines').
+  // nvJPEG's memory now, per handle (CUDA backend, engines), as far as it comes through our
+  // allocators: allocations, bytes asked, the device slack added (nvjpeg_allocators.h). On the
+  // H100 (nvJPEG of CUDA 13) the engines' handle asks ours for no device memory at all.
   nvjpeg::NvjpegMemory cuda_memory, engines_memory;
-  bool engines_slack = true;
   std::string unavailable_reason;  // why nvJPEG (or the engines) are not used
 };
 

@@ -44,22 +44,12 @@ bool EnginesWaitByEnv() {
                        "they wait");
 }
 
-// CONVEYOR_NVJPEG_ENGINES_SLACK: "0" gives the engines' handle exactly the device memory nvJPEG
-// asks for, without the slack of nvjpeg_allocators.h (the CUDA backend's handle keeps it): to
-// measure what the slack costs there (64 KiB on each of the engines' buffers) and to check with
-// memcheck whether the engines' colour conversion needs it. "1" or unset: slack on both.
-bool EnginesSlackByEnv() {
-  return SwitchFromEnv("CONVEYOR_NVJPEG_ENGINES_SLACK", "no device slack on the engines' allocations",
-                       "64 KiB of slack on every nvJPEG device allocation");
-}
-
 }  // namespace
 
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
   const bool engines_allowed = EnginesAllowedByEnv();
   engines_wait = EnginesWaitByEnv();
-  const bool engines_slack = EnginesSlackByEnv();
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
   lib = SharedNvjpeg(&why);
@@ -67,7 +57,7 @@ void GpuDecoder::Impl::Init() {
   if (options.device < 0) CONVEYOR_CUDA_CHECK(cudaGetDevice(&options.device));
   cuda::DeviceGuard guard(options.device);
   cuda_alloc = std::make_unique<NvjpegAllocators>(true);
-  hw_alloc = std::make_unique<NvjpegAllocators>(engines_slack);
+  hw_alloc = std::make_unique<NvjpegAllocators>(true);
   const unsigned flags = options.interpolated_upsampling ? kFlagsUpsamplingWithInterpolation : 0;
   try {
     if (flags == 0 ||

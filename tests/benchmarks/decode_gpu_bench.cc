@@ -170,8 +170,8 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
   }
   state.counters[prefix + "hw_rate"] = c.hw_rate;
   state.counters[prefix + "cuda_rate"] = c.cuda_rate;
-  // nvJPEG's own GPU memory per handle, and the slack we add to it (nvjpeg_allocators.h;
-  // CONVEYOR_NVJPEG_ENGINES_SLACK=0 drops the engines').
+  // nvJPEG's GPU memory per handle through our allocators, and the slack we add to it
+  // (nvjpeg_allocators.h; the engines' handle asked for none on the H100).
   constexpr double kMiB = 1 << 20;
   state.counters[prefix + "engines_allocs"] = static_cast<double>(c.engines_memory.device_allocations);
   state.counters[prefix + "engines_dev_MiB"] = static_cast<double>(c.engines_memory.device_bytes) / kMiB;

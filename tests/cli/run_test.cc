@@ -253,6 +253,20 @@ TEST(CliBench, TableAndJson) {
   EXPECT_LE(mn, med);
   EXPECT_LE(med, mx);
   EXPECT_DOUBLE_EQ(std::min(r0, r1), mn);
+  // Our pools' memory closes the object; a CPU pipeline takes no GPU memory.
+  double dev_peak = -1, dev_driver = -1, pin_peak = -1, pin_driver = -1;
+  const size_t mem = json.out.find("\"memory_mib\"");
+  ASSERT_NE(mem, std::string::npos) << json.out;
+  ASSERT_EQ(std::sscanf(json.out.c_str() + mem,
+                        "\"memory_mib\": {\"device_peak_in_use\": %lf, \"device_from_driver\": %lf, "
+                        "\"pinned_peak_in_use\": %lf, \"pinned_from_driver\": %lf}}",
+                        &dev_peak, &dev_driver, &pin_peak, &pin_driver),
+            4)
+      << json.out;
+  EXPECT_EQ(dev_peak, 0);
+  EXPECT_EQ(dev_driver, 0);
+  EXPECT_GE(pin_driver, pin_peak);
+  EXPECT_EQ(json.out[json.out.find_last_not_of('\n')], '}') << json.out;
 }
 
 }  // namespace

@@ -37,16 +37,12 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
 }
 
-// A CONVEYOR_JPEG_ENGINES, CONVEYOR_JPEG_ENGINES_WAIT or CONVEYOR_NVJPEG_ENGINES_SLACK value other
-// than 0 or 1 is refused with what was expected and what came, before anything is loaded (so also
-// without nvJPEG or a GPU).
+// A CONVEYOR_JPEG_ENGINES or CONVEYOR_JPEG_ENGINES_WAIT value other than 0 or 1 is refused with
+// what was expected and what came, before anything is loaded (so also without nvJPEG or a GPU).
 TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
   const std::pair<const char*, const char*> settings[] = {
       {"CONVEYOR_JPEG_ENGINES", "expected 0 (hardware JPEG engines off) or 1 (on)"},
       {"CONVEYOR_JPEG_ENGINES_WAIT", "expected 0 (engines do not wait for earlier stream work) or 1 (they wait)"},
-      {"CONVEYOR_NVJPEG_ENGINES_SLACK",
-       "expected 0 (no device slack on the engines' allocations) or 1 (64 KiB of slack on every nvJPEG device "
-       "allocation)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
