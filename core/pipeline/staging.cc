@@ -1,5 +1,6 @@
 #include "core/pipeline/staging.h"
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -22,10 +23,10 @@ size_t BatchBytes(const std::vector<Shape>& shapes, DType dtype) {
   return at;
 }
 
-size_t CapacityFor(size_t bytes) {
-  size_t capacity = 256;
-  while (capacity < bytes) capacity *= 2;
-  return capacity;
+size_t CapacityFor(size_t bytes, size_t previous) {
+  constexpr size_t kGranule = 256;
+  const size_t capacity = std::max(bytes + bytes / 8, previous + previous / 4);
+  return std::max(kGranule, (capacity + kGranule - 1) / kGranule * kGranule);
 }
 
 }  // namespace conveyor::pipeline_internal

@@ -316,8 +316,9 @@ TEST(ExecutorGpu, StagedEdgeWithAnEagerReaderUsesTheCopyStream) {
 
 TEST(ExecutorGpu, StagedEdgeLeavesTheGraphWhenItOutgrowsTheGraphCopyLimit) {
   CONVEYOR_REQUIRE_GPU();
-  // 4 samples of up to 12000 floats: 192 KB, capacity 256 KiB (copied in the graph); from
-  // iteration 30 on 4x that: capacity 1 MiB, over the limit, so the copy stream takes over.
+  // 4 samples of up to 12000 floats: 192 KB, capacity 216 KB (under the 256 KiB limit: copied in
+  // the graph); from iteration 30 on 4x that: capacity 864 KB, over the limit, so the copy stream
+  // takes over.
   constexpr int64_t kGrowAt = 30;
   const std::string ops =
       "  - {op: testing.pattern, name: src, args: {min_size: 1000, max_size: 12000, grow_at: 30}, outputs: [x]}\n"
