@@ -2,6 +2,7 @@
 // lease returns the slot to the ring on release, recording events on the consumer's streams that
 // the slot's next GPU stage waits for (executor.h).
 #include "core/cuda/check.h"
+#include "core/cuda/stream.h"
 #include "core/error.h"
 #include "core/pipeline/executor_state.h"
 
@@ -60,6 +61,10 @@ void ExecutorState::Release(int index, const std::vector<StreamView>& streams) n
   Slot& slot = slots[index];
   int recorded = 0;
   for (StreamView stream : streams) {
+    // A consumer stream of ours destroyed before the outputs were released (a Python
+    // conveyor.Stream that went out of scope first): its destructor waited for its work, so the
+    // slot needs no event from it — and recording on the dead handle crashed (H100, 2026-11-25).
+    if (cuda::IsDestroyedStream(stream.get())) continue;
     try {
       if (static_cast<size_t>(recorded) == slot.consumer_done.size()) slot.consumer_done.push_back(cuda::Event::Create());
       slot.consumer_done[recorded].Record(stream);

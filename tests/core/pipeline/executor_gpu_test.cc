@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <thread>
 #include <string>
 #include <vector>
@@ -439,6 +440,38 @@ TEST(ExecutorGpu, DestroyedMidPrefetchReturnsAllMemory) {
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
   for (MemoryKind kind : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
     EXPECT_EQ(MemoryStats::Get(kind).current_bytes, before[kind]) << MemoryKindName(kind);
+  }
+}
+
+// Outputs ordered on a consumer stream (WaitOn) that is destroyed before they are released — a
+// Python conveyor.Stream going out of scope before the batch, as in a training script's last
+// iteration: the release skips the dead stream (its work has finished) instead of recording an
+// event on it (which crashed, H100 2026-11-25), whether the pipeline is still running (the slot
+// is reused and later batches are right) or was destroyed first.
+TEST(ExecutorGpu, OutputsReleasedAfterTheirConsumerStreamWasDestroyed) {
+  CONVEYOR_REQUIRE_GPU();
+  for (const bool capture : {false, true}) {
+    SCOPED_TRACE(capture ? "captured" : "eager");
+    auto pipeline = std::make_unique<Pipeline>(Pipeline::FromYaml(GpuYaml(AugmentChain(1000), "y3", 2, capture)));
+    pipeline->Build();
+    for (int64_t k = 0; k < 8; ++k) {
+      PipelineOutputs out = pipeline->Outputs();
+      {
+        cuda::Stream consumer = cuda::Stream::Create();
+        out.WaitOn(consumer.view());
+        TensorListCPU host;
+        CopyAsync(host, out.Gpu(0), consumer.view());
+        consumer.Synchronize();
+        for (int s = 0; s < host.num_samples(); ++s) {
+          ASSERT_EQ(host.shape(s).num_elements(), PatternSize(k, s, 50, 3000, 1000));
+          ASSERT_EQ(static_cast<const float*>(host.raw_sample(s))[0], AugmentChainValue(k, s, 0))
+              << "iteration " << k << " sample " << s;
+        }
+      }  // the consumer stream is gone; the outputs are not
+      if (k == 7) pipeline.reset();  // the last batch outlives its pipeline too
+      out.Release();
+      if (pipeline) pipeline->Run();
+    }
   }
 }
 
