@@ -42,7 +42,7 @@ fused_e2e() {
   shift
   local envs=(--env "CONVEYOR_BENCH_DATA=$PHOTOS")
   for kv in "$@"; do envs+=(--env "$kv"); done
-  timeout 150 python3 "$B/suite/e2e/measure.py" --out "$OUT/logs/e2e_$label.json" --label "fused_$label" "${envs[@]}" \
+  timeout 150 python3 "$B/suite/e2e/measure.py" --out "$OUT/logs/e2e_$label.json" --label "$label" "${envs[@]}" \
       -- "$B/conveyor" bench "$B/suite/pipelines/${PIPELINE:-train_fused.yaml}" --json --warmup 12 --iterations 30 --repeats 5 \
       >"$OUT/logs/e2e_$label.log" 2>&1
   python3 - "$OUT/logs/e2e_$label.json" "$label" <<'PY'
