@@ -54,6 +54,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const double wait = ms(after.stage_gpu_wait_ns, before.stage_gpu_wait_ns);
   const double idle = ms(after.stage_idle_ns, before.stage_idle_ns);
   const std::string device(DeviceName(session.pipeline().graph().device()));
+  const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
   char buf[512];
   if (o.json) {
     std::ostringstream r;
@@ -71,7 +72,6 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                   cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
     out << buf;
-    const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
     std::snprintf(buf, sizeof(buf),
                   " \"memory_mib\": {\"device_peak_in_use\": %.1f, \"device_from_driver\": %.1f, "
@@ -92,7 +92,6 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                 cpu, issue, wait, idle);
   out << buf << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "
       << (after.replays - before.replays) << " replays\n";
-  const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
   std::snprintf(buf, sizeof(buf), "GPU memory in our pools: peak in use %.1f MiB, taken from the driver %.1f MiB\n",
                 Mib(dev.peak_bytes), Mib(dev.upstream_bytes));
   out << buf;
