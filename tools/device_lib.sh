@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # Sourced by the one-call device scripts (tools/device_decoder_check.sh, device_memory_check.sh,
 # device_profile.sh, device_overhead_check.sh), run on the GPU machine from the repository root
-# with .gpu_bundle carried: unpacks the bundle once, sets B (the bundle), OUT (what comes back, with logs/ and summary S),
-# the bundle's libraries, and bench/lib.sh's helpers (find_bundle, images).
+# with .gpu_bundle carried: unpacks the bundle once, sets B (the bundle), OUT (what comes back,
+# with logs/ and summary S), the bundle's libraries, and bench/lib.sh's helpers (find_bundle,
+# images, conveyor_env).
 #
 #   device_photos                      2,048 photo-like 500x375 q90 JPEGs in $PHOTOS/0, made once
 #   decode_bench LABEL FILTER FIELDS [ENV=VAL ...]
