@@ -12,6 +12,10 @@
 // addresses stay put while the count does not grow, and a growth changes the sample count, which
 // is in the capture signature: a captured copy node and kernel replay correctly.
 // `Mapped()` gives the pinned array's device address instead, for kernels that want no copy.
+//
+// Inside the executor's captured segments the arrays live in the segment's DescriptorArena
+// (descriptor_arena.h): Write places the array there and Upload returns its device address with no
+// copy of its own — the segment's graph uploads the whole arena with one memcpy node.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +25,7 @@
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
+#include "core/op/descriptor_arena.h"
 
 namespace conveyor {
 
@@ -34,6 +39,11 @@ class SlotDescriptors {
   T* Write(int slot, size_t count, StreamView stream) {
     Slot& s = At(slot);
     s.count = count;
+    s.arena = CurrentDescriptorArena();
+    if (s.arena != nullptr) {
+      s.offset = s.arena->Place(Bytes(count));
+      return static_cast<T*>(s.arena->host(s.offset));
+    }
     const size_t bytes = Bytes(count);
     if (s.host.empty() || s.host.size() < bytes) s.host = Buffer::Allocate(MemoryKind::kPinned, bytes);
     if (s.device.empty() || s.device.size() < bytes) s.device = Buffer::Allocate(MemoryKind::kDevice, bytes, stream);
@@ -44,6 +54,7 @@ class SlotDescriptors {
   // its device address.
   const T* Upload(int slot, StreamView stream) {
     Slot& s = At(slot);
+    if (s.arena != nullptr) return static_cast<const T*>(s.arena->device(s.offset));
     if (s.count > 0) {
       CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(s.device.device_ptr(), s.host.host_ptr(), sizeof(T) * s.count,
                                           cudaMemcpyHostToDevice, stream.get()));
@@ -52,13 +63,21 @@ class SlotDescriptors {
   }
 
   // The device address of the slot's pinned array (zero-copy reads over the bus).
-  const T* Mapped(int slot) { return static_cast<const T*>(At(slot).host.device_ptr()); }
+  const T* Mapped(int slot) {
+    Slot& s = At(slot);
+    if (s.arena != nullptr) {
+      return reinterpret_cast<const T*>(static_cast<const char*>(s.arena->host_buffer().device_ptr()) + s.offset);
+    }
+    return static_cast<const T*>(s.host.device_ptr());
+  }
 
  private:
   struct Slot {
     Buffer host;    // pinned, mapped
     Buffer device;  // device copy made by Upload
     size_t count = 0;
+    DescriptorArena* arena = nullptr;  // where the last Write placed the array (null: host above)
+    size_t offset = 0;                 // its offset there
   };
   static size_t Bytes(size_t count) { return sizeof(T) * (count > 0 ? count : 1); }
   Slot& At(int slot) {

@@ -3,6 +3,7 @@
 // replay of the slot's graph — or a new capture when the signature changed (executor.h,
 // captured_segment.h).
 #include "core/cuda/check.h"
+#include "core/op/descriptor_arena.h"
 #include "core/pipeline/executor_state.h"
 #include "core/tensor/copy.h"
 
@@ -30,14 +31,29 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
     signature.Add(slot.cpu_out[p][o]);
     ++graph_copies;
   }
-  // Host work of every node first: it rewrites the descriptors the graph's kernels read.
-  for (int n : seg.nodes) {
-    try {
-      ops[n]->PrepareGpu(*slot.ws[n]);
-    } catch (...) {
-      RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
+  // Host work of every node first: it rewrites the descriptors the graph's kernels read, placed
+  // side by side in the segment's arena (descriptor_arena.h), uploaded by one copy at the graph's
+  // head. The arena's addresses and layout generation join the signature.
+  DescriptorArena& arena = slot.arenas[segment];
+  arena.Begin();
+  {
+    ScopedDescriptorArena current(&arena);
+    for (int n : seg.nodes) {
+      try {
+        ops[n]->PrepareGpu(*slot.ws[n]);
+      } catch (...) {
+        RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
+      }
     }
   }
+  try {
+    arena.Finish(compute.view());
+  } catch (...) {
+    RethrowWithContext(IterationPrefix(k) + "descriptors: ");
+  }
+  signature.AddWord(reinterpret_cast<uintptr_t>(arena.host_buffer().data()));
+  signature.AddWord(reinterpret_cast<uintptr_t>(arena.device_buffer().data()));
+  signature.AddWord(arena.generation());
   CapturedSegment& captured = slot.captured[segment];
   if (!captured.valid() || captured.signature() != signature) {
     // The old graph's last launch (iteration k - depth) finished: RunIteration waited for it.
@@ -53,6 +69,15 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
           RethrowWithContext(IterationPrefix(k) + "staging (while capturing): ");
         }
       }
+      if (arena.entries() > 0) {
+        try {
+          CopyBytesAsync(arena.device_buffer().device_ptr(), arena.host_buffer().host_ptr(), arena.capacity(),
+                         compute.view());
+        } catch (...) {
+          RethrowWithContext(IterationPrefix(k) + "descriptors (while capturing): ");
+        }
+      }
+      ScopedDescriptorArena current(&arena);
       for (int n : seg.nodes) {
         try {
           ops[n]->RunGpu(*slot.ws[n]);

@@ -206,6 +206,7 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     slot.staged_in_graph.assign(staged_outputs.size(), 0);
     slot.fed.resize(nodes.size());
     slot.captured.resize(segments.size());
+    slot.arenas.resize(segments.size());
     if (has_gpu) {
       slot.ready = std::make_shared<cuda::Event>(cuda::Event::Create());
       slot.alloc_done = cuda::Event::Create();

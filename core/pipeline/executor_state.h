@@ -40,6 +40,7 @@
 #include "core/op/operator.h"
 #include "core/op/tbb_thread_pool.h"
 #include "core/op/workspace.h"
+#include "core/op/descriptor_arena.h"
 #include "core/pipeline/captured_segment.h"
 #include "core/pipeline/executor.h"
 #include "core/pipeline/graph.h"
@@ -127,6 +128,7 @@ struct Slot {
   std::vector<cuda::Event> consumer_done;           // consumer streams, at release
   int consumer_pending = 0;
   std::vector<CapturedSegment> captured;  // [segment]
+  std::vector<DescriptorArena> arenas;    // [segment]: captured segments' descriptors (descriptor_arena.h)
   CaptureSignature scratch;               // reused every iteration: no per-iteration allocation
 };
 
