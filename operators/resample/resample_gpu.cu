@@ -179,14 +179,21 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
 // (horizontal taps of each input row into float, then the rows in increasing order), so the
 // output is the same bit for bit.
 //
-// kC = 3 (3-channel samples): a thread's rows go in two passes of two, and each pass issues every
-// load of its two rows (2 input rows x 2 taps x 3 channels each; 1 x 1 for nearest) before any
-// arithmetic, so a thread waits for memory twice per tile instead of once per input row (8 times;
-// the H100 ran the one-row-at-a-time loop at 0.37 of a copy's bandwidth, nearest at 0.65). kC = 0:
+// kC = 3 (3-channel samples): a thread's rows go in passes of kPassRows, and each pass issues
+// every load of its rows (2 input rows x 2 taps x 3 channels each; 1 x 1 for nearest) before any
+// arithmetic, so a thread waits for memory once per pass instead of once per input row (8 times;
+// the H100 ran the one-row-at-a-time loop at 0.37 of a copy's bandwidth, nearest at 0.65). Linear:
+// two passes of two rows; nearest: one pass of four. On the H100 (2026-11-25, A B A B, 375x500 ->
+// 224, batch 256) four rows per pass took nearest from 0.082 to 0.076 ms (0.94 of a copy) but
+// linear from 0.163 to 0.217 ms (its 48 loaded values per pass cost more occupancy than they
+// save waits), so each filter keeps the pass it was measured fastest with. kC = 0:
 // any other channel count up to kMaxResampleChannels, one row at a time. Both are launched and
 // each skips the other's samples (the channel count is per-iteration data).
 constexpr int kDirectTileH = 32;
 constexpr int kDirectRows = kDirectTileH / kRowThreads;
+// Output rows whose loads a thread issues together (kC = 3; see above).
+template <Filter F>
+constexpr int kPassRows = F == Filter::kNearest ? 4 : 2;
 
 template <typename In, typename Out, Filter F, int kC>
 __global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const ResampleDesc* descs) {
@@ -234,14 +241,15 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const Resamp
       // Taps per axis this filter can have: nearest always 1, linear at most 2.
       constexpr int kTaps = F == Filter::kNearest ? 1 : 2;
       const int x1 = xn > 1 ? c : 0;  // the second horizontal tap; the first again when there is none
+      constexpr int kPass = kPassRows<F>;
 #pragma unroll
-      for (int pass = 0; pass < kDirectRows; pass += 2) {
-        In v[2][kTaps][kTaps][kC];  // [row of the pass][vertical tap][horizontal tap][channel]
-        bool valid[2];
-        int ny[2];  // vertical taps to add (0 when there is no horizontal one: the output is 0)
-        float wy[2][2];
+      for (int pass = 0; pass < kDirectRows; pass += kPass) {
+        In v[kPass][kTaps][kTaps][kC];  // [row of the pass][vertical tap][horizontal tap][channel]
+        bool valid[kPass];
+        int ny[kPass];  // vertical taps to add (0 when there is no horizontal one: the output is 0)
+        float wy[kPass][2];
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
+        for (int q = 0; q < kPass; ++q) {
           const int r = ty + (pass + q) * kRowThreads;
           valid[q] = oy0 + r < d.out_h;
           ny[q] = valid[q] && xn > 0 ? n_y[r] : 0;
@@ -261,7 +269,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const Resamp
           }
         }
 #pragma unroll
-        for (int q = 0; q < 2; ++q) {
+        for (int q = 0; q < kPass; ++q) {
           if (!valid[q]) continue;
           const int oy = oy0 + ty + (pass + q) * kRowThreads;
           float acc[kC];
