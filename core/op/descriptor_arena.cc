@@ -11,12 +11,20 @@ size_t RoundUp(size_t n, size_t a) { return (n + a - 1) / a * a; }
 }  // namespace
 
 void DescriptorArena::Begin() {
+  sealed_ = false;
   entries_used_ = 0;
   pass_start_ = 0;
   retired_.clear();
 }
 
 size_t DescriptorArena::Place(size_t bytes) {
+  if (sealed_) {
+    // A Write during the capture (RunGpu) could move the host buffer the graph's copy node already
+    // reads from; its entries would not be in this iteration's upload either.
+    throw InvalidArgument(
+        "descriptors written after the segment's PrepareGpu passes (in RunGpu, while the segment is "
+        "captured): SlotDescriptors::Write belongs in PrepareGpu, Upload in RunGpu");
+  }
   const size_t k = entries_used_++;
   const size_t need = RoundUp(std::max<size_t>(bytes, 1), kAlign);
   bool moved = false;
@@ -55,6 +63,7 @@ void DescriptorArena::Settle() {
     last_pass_entries_ = entries_used_;
     ++generation_;
   }
+  sealed_ = true;  // until the next Begin()
 }
 
 void* DescriptorArena::host(size_t offset) const { return static_cast<char*>(host_.host_ptr()) + offset; }

@@ -38,7 +38,8 @@ class DescriptorArena {
   size_t Place(size_t bytes);
   void* host(size_t offset) const;
   const void* device(size_t offset) const;
-  // Ends the pass on the host: arrays left in a buffer the arena moved out of are copied in.
+  // Ends the pass on the host: arrays left in a buffer the arena moved out of are copied in. Then
+  // Place throws InvalidArgument until the next Begin() (an operator writing descriptors in RunGpu).
   void Settle();
   // Settle(), then the device buffer covers the host capacity (allocated stream-ordered).
   void Finish(StreamView stream);
@@ -53,6 +54,7 @@ class DescriptorArena {
  private:
   static constexpr size_t kAlign = 64;
   MemoryKind host_kind_;
+  bool sealed_ = false;
   Buffer host_, device_;
   struct Retired {
     Buffer buffer;  // a host buffer the arena moved out of during this pass

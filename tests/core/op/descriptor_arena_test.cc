@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
+#include "core/error.h"
 #include "core/op/slot_descriptors.h"
 
 namespace conveyor {
@@ -96,6 +98,31 @@ TEST(DescriptorArena, SlotDescriptorsWriteIntoTheCurrentArena) {
   EXPECT_EQ(words[0], 10);
   EXPECT_EQ(words[2], 12);
   EXPECT_EQ(static_cast<const int32_t*>(arena.host(64))[4], 24);
+}
+
+// After the pass is settled (the executor then captures RunGpu), a Write is refused with a message
+// that says where descriptors belong; the next pass places again.
+TEST(DescriptorArena, WriteAfterThePassIsRefused) {
+  DescriptorArena arena(MemoryKind::kHost);
+  SlotDescriptors<int32_t> descs;
+  arena.Begin();
+  ScopedDescriptorArena current(&arena);
+  descs.Write(0, 4, StreamView::Legacy());
+  arena.Settle();
+  try {
+    descs.Write(0, 4, StreamView::Legacy());
+    FAIL() << "expected the write after the pass to be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("descriptors written after the segment's PrepareGpu passes (in RunGpu, "
+                                         "while the segment is captured): SlotDescriptors::Write belongs in "
+                                         "PrepareGpu, Upload in RunGpu"),
+              std::string::npos)
+        << e.what();
+  }
+  arena.Begin();
+  EXPECT_EQ(descs.Write(0, 4, StreamView::Legacy()), arena.host(0));
+  arena.Settle();
+  EXPECT_EQ(arena.entries(), 1u);
 }
 
 }  // namespace
