@@ -37,10 +37,10 @@
 
 #include "core/cuda/event.h"
 #include "core/cuda/stream.h"
+#include "core/op/descriptor_arena.h"
 #include "core/op/operator.h"
 #include "core/op/tbb_thread_pool.h"
 #include "core/op/workspace.h"
-#include "core/op/descriptor_arena.h"
 #include "core/pipeline/captured_segment.h"
 #include "core/pipeline/executor.h"
 #include "core/pipeline/graph.h"

@@ -186,9 +186,9 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
 // two passes of two rows; nearest: one pass of four. On the H100 (2026-11-25, A B A B, 375x500 ->
 // 224, batch 256) four rows per pass took nearest from 0.082 to 0.076 ms (0.94 of a copy) but
 // linear from 0.163 to 0.217 ms (its 48 loaded values per pass cost more occupancy than they
-// save waits), so each filter keeps the pass it was measured fastest with. kC = 0:
-// any other channel count up to kMaxResampleChannels, one row at a time. Both are launched and
-// each skips the other's samples (the channel count is per-iteration data).
+// save waits), so each filter keeps the pass it was measured fastest with.
+// kC = 0: any other channel count up to kMaxResampleChannels, one row at a time. Both are launched
+// and each skips the other's samples (the channel count is per-iteration data).
 constexpr int kDirectTileH = 32;
 constexpr int kDirectRows = kDirectTileH / kRowThreads;
 // Output rows whose loads a thread issues together (kC = 3; see above).
