@@ -335,7 +335,43 @@ def sweeps(rows):
             md += ["", "Cost per pixel: Mpixel/s (decoded pixels) should stay flat while decoding dominates. " + where, ""]
         else:
             md += ["", "Knee (Conveyor): %s. %s" % (knee(conv_points) or "none in this range", where), ""]
-    return md
+    return md + spread(rows, found)
+
+
+DEFAULTS = {"batch": "256", "threads": "8", "size": "500x375", "prefetch": "2"}
+
+
+def spread(rows, found):
+    """The default setting measured again by every axis (and section 1): how far apart the same
+    measurement lands within one run, so a reader can tell a trend from noise."""
+    seen = {"conveyor": [], "dali": []}
+    for axis, value in DEFAULTS.items():
+        for row in found.get(axis, []):
+            t = row["tags"]
+            r = rate(row)
+            if t.get("value") == value and r and t.get("who") in seen:
+                seen[t["who"]].append((axis, r[0]))
+    for row in rows.values():
+        role = row.get("tags", {}).get("role")
+        r = rate(row)
+        if r and role in ("conveyor_cli_fused_on", "dali_fused"):
+            seen["conveyor" if role.startswith("conveyor") else "dali"].append(("section 1", r[0]))
+    lines = []
+    for who, name in (("conveyor", "Conveyor (`conveyor bench`)"), ("dali", "DALI")):
+        points = seen[who]
+        if len(points) < 2:
+            continue
+        lo, hi = min(r for _, r in points), max(r for _, r in points)
+        lines.append("| %s | %d | %s | %s | %s |" % (name, len(points), fmt(lo), fmt(hi), fmt(100 * (hi - lo) / lo, 0) + "%")
+                     + " " + ", ".join("%s %s" % (a, fmt(r)) for a, r in points) + " |")
+    if not lines:
+        return []
+    return ["### The same setting, measured again", "",
+            "Every axis passes through the default setting (batch 256, 8 threads, 500x375, prefetch 2), and section 1 "
+            "measures it too: the spread of those repeats in this run is the noise floor of the tables above — a "
+            "difference between two points smaller than it is not a trend.", "",
+            "| contender | repeats | min images/s | max images/s | spread | each |", "| --- | --- | --- | --- | --- | --- |"] \
+        + lines + [""]
 
 
 def versions(rows):
