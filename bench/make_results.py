@@ -13,6 +13,7 @@ import glob
 import json
 import os
 import re
+import statistics
 
 # role -> (what, kind): kind pairs a Conveyor row with its DALI peer.
 E2E = [
@@ -343,35 +344,48 @@ DEFAULTS = {"batch": "256", "threads": "8", "size": "500x375", "prefetch": "2"}
 
 def spread(rows, found):
     """The default setting measured again by every axis (and section 1): how far apart the same
-    measurement lands within one run, so a reader can tell a trend from noise."""
-    seen = {"conveyor": [], "dali": []}
+    measurement lands within one run, so a reader can tell a trend from noise. Each axis measures
+    Conveyor and then DALI back to back, so each is also a pair whose ratio is less exposed to drift
+    over the run than section 1's, where the contenders run minutes apart."""
+    pairs = []  # (where, conveyor images/s, DALI images/s)
     for axis, value in DEFAULTS.items():
+        at = {}
         for row in found.get(axis, []):
             t = row["tags"]
             r = rate(row)
-            if t.get("value") == value and r and t.get("who") in seen:
-                seen[t["who"]].append((axis, r[0]))
+            if t.get("value") == value and r:
+                at[t.get("who")] = r[0]
+        if at:
+            pairs.append((axis, at.get("conveyor"), at.get("dali")))
+    section1 = {}
     for row in rows.values():
         role = row.get("tags", {}).get("role")
         r = rate(row)
         if r and role in ("conveyor_cli_fused_on", "dali_fused"):
-            seen["conveyor" if role.startswith("conveyor") else "dali"].append(("section 1", r[0]))
-    lines = []
-    for who, name in (("conveyor", "Conveyor (`conveyor bench`)"), ("dali", "DALI")):
-        points = seen[who]
-        if len(points) < 2:
-            continue
-        lo, hi = min(r for _, r in points), max(r for _, r in points)
-        lines.append("| %s | %d | %s | %s | %s |" % (name, len(points), fmt(lo), fmt(hi), fmt(100 * (hi - lo) / lo, 0) + "%")
-                     + " " + ", ".join("%s %s" % (a, fmt(r)) for a, r in points) + " |")
-    if not lines:
+            section1[role] = r[0]
+    if section1:
+        pairs.append(("section 1", section1.get("conveyor_cli_fused_on"), section1.get("dali_fused")))
+    if len(pairs) < 2:
         return []
-    return ["### The same setting, measured again", "",
-            "Every axis passes through the default setting (batch 256, 8 threads, 500x375, prefetch 2), and section 1 "
-            "measures it too: the spread of those repeats in this run is the noise floor of the tables above — a "
-            "difference between two points smaller than it is not a trend.", "",
-            "| contender | repeats | min images/s | max images/s | spread | each |", "| --- | --- | --- | --- | --- | --- |"] \
-        + lines + [""]
+    md = ["### The same setting, measured again", "",
+          "Every axis passes through the default setting (batch 256, 8 threads, 500x375, prefetch 2), and section 1 "
+          "measures it too: the spread of those repeats in this run is the noise floor of the tables above — a "
+          "difference between two points smaller than it is not a trend. Each sweep point runs Conveyor and then "
+          "DALI back to back, so the ratio of a pair is less exposed to the machine's drift than section 1's, "
+          "whose contenders run minutes apart.", "",
+          "| measured by | Conveyor (`conveyor bench`) images/s | DALI images/s | × DALI |", "| --- | --- | --- | --- |"]
+    for where, c, d in pairs:
+        md.append("| %s | %s | %s | %s |" % (where, fmt(c) if c else "—", fmt(d) if d else "—", fmt(ratio(c, d), 2)))
+    summary = []
+    for name, values in (("Conveyor", [c for _, c, _ in pairs if c]), ("DALI", [d for _, _, d in pairs if d])):
+        if len(values) >= 2:
+            lo, hi = min(values), max(values)
+            summary.append("%s %s–%s images/s (spread %s%%)" % (name, fmt(lo), fmt(hi), fmt(100 * (hi - lo) / lo)))
+    ratios = sorted(ratio(c, d) for _, c, d in pairs if c and d)
+    if ratios:
+        summary.append("× DALI: median %s of %d pairs (%s–%s)" % (fmt(statistics.median(ratios), 2), len(ratios),
+                                                                  fmt(ratios[0], 2), fmt(ratios[-1], 2)))
+    return md + ["", "; ".join(summary) + ".", ""]
 
 
 def versions(rows):
