@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (one call): bundle B's GPU tests matching TESTS, then BENCH's benchmarks
-# matching FILTER from bundles A and B alternately (A B A B), in the same call on the same GPU, so
-# a change is measured against its baseline (tools/ab_bundles.sh makes the two bundles).
+# Runs on the GPU machine (one call): the GPU tests matching TESTS of every variant but A, then
+# BENCH's benchmarks matching FILTER from every variant in turn, twice (A B A B, or A B C A B C), in
+# the same call on the same GPU, so each change is measured against its baseline A
+# (tools/ab_bundles.sh makes the bundles: A = main, B, C, ... = the branches).
 #   bash tools/device_ab.sh TESTS BENCH FILTER
 #   bash tools/device_ab.sh 'resize|random_resized_crop|geometry_pipeline' geometry_bench BM_Resample
-# Summary in $OUT/summary.txt, test logs under $OUT/tests.
+# Summary in $OUT/summary.txt, test logs under $OUT/tests/<variant>.
 set -uo pipefail
 TESTS=${1:?usage: device_ab.sh TESTS BENCH FILTER}
 BENCH=${2:?usage: device_ab.sh TESTS BENCH FILTER}
 FILTER=${3:?usage: device_ab.sh TESTS BENCH FILTER}
 OUT=${OUT:-$PWD/.device_out}
 R=$PWD
-mkdir -p "$OUT" A B
-tar xJf .gpu_bundle/a.tar.xz -C A && tar xJf .gpu_bundle/b.tar.xz -C B || { echo "device_ab: .gpu_bundle/a.tar.xz and b.tar.xz expected"; exit 1; }
+mkdir -p "$OUT"
+source "$(dirname "$0")/ab_lib.sh"
+ab_unpack || exit 1
 S=$OUT/summary.txt
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$S"
-echo "A $(cat A/.bundle/commit)  B $(cat B/.bundle/commit)" | tee -a "$S"
-echo "== B: GPU tests matching $TESTS" | tee -a "$S"
-(export LD_LIBRARY_PATH=$R/B/.bundle/lib; OUT=$OUT/tests timeout 240 B/.bundle/run.sh --gpu-only --only "$TESTS" 2>&1 |
-  tail -15 | tee -a "$S")
-echo "== $BENCH $FILTER: A B A B" | tee -a "$S"
-for b in A B A B; do
-  (export LD_LIBRARY_PATH=$R/$b/.bundle/lib; timeout 90 "$b/.bundle/bench/$BENCH" --benchmark_filter="$FILTER" \
-     --benchmark_min_time=1 2>&1 | grep -E '^BM_|^[A-Z][A-Za-z]+/' | sed "s/^/$b /" | tee -a "$S")
+for v in "${VARIANTS[@]}"; do echo "$v $(cat "$v/.bundle/commit")"; done | paste -sd' ' | tee -a "$S"
+for v in "${VARIANTS[@]:1}"; do
+  echo "== $v: GPU tests matching $TESTS" | tee -a "$S"
+  (export LD_LIBRARY_PATH=$R/$v/.bundle/lib; OUT=$OUT/tests/$v timeout 240 "$v/.bundle/run.sh" --gpu-only --only "$TESTS" 2>&1 |
+    tail -15 | tee -a "$S")
+  rm -rf "$OUT/tests/$v/xml"
 done
-rm -rf "$OUT/tests/xml"
+echo "== $BENCH $FILTER: ${VARIANTS[*]}, twice" | tee -a "$S"
+for round in 1 2; do
+  for v in "${VARIANTS[@]}"; do
+    (export LD_LIBRARY_PATH=$R/$v/.bundle/lib; timeout 90 "$v/.bundle/bench/$BENCH" --benchmark_filter="$FILTER" \
+       --benchmark_min_time=1 2>&1 | grep -E '^BM_|^[A-Z][A-Za-z]+/' | sed "s/^/$v /" | tee -a "$S")
+  done
+done

@@ -3,7 +3,7 @@
 # through `conveyor bench`, bundle A (main) against bundle B (tools/ab_bundles.sh BRANCH), captured
 # (A B A B, and B with each ENV=VALUE given) and eager, then B's GPU tests matching TESTS (default:
 # all), and those matching VARIANT_TESTS once more under each ENV=VALUE. Run from the repository
-# root on the GPU machine with .gpu_bundle (a.tar.xz, b.tar.xz) carried.
+# root on the GPU machine with .gpu_bundle (ab.tar.xz, or a.tar.xz + b.tar.xz) carried.
 #   bash tools/device_overhead_ab.sh [--tests REGEX] [--variant-tests REGEX] [ENV=VALUE ...]
 #   bash tools/device_overhead_ab.sh --variant-tests 'pipelines|conformance' CONVEYOR_DESCRIPTORS_ARENA_MAPPED=1
 set -uo pipefail
@@ -16,7 +16,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 OUT=${OUT:-$PWD/.device_out}; mkdir -p "$OUT"
-R=$PWD; mkdir -p A B; tar xJf .gpu_bundle/a.tar.xz -C A; tar xJf .gpu_bundle/b.tar.xz -C B
+R=$PWD
+source "$(dirname "$0")/ab_lib.sh"
+ab_unpack || exit 1  # A and B (further variants of tools/ab_bundles.sh are not used here)
 S=$OUT/summary.txt
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$S"
 echo "A $(cat A/.bundle/commit) B $(cat B/.bundle/commit)" | tee -a "$S"

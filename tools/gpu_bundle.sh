@@ -64,6 +64,9 @@ cp tools/test_summary.py "$BUNDLE/"
 chmod +x "$BUNDLE/run.sh"
 echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(wc -l < "$BUNDLE/tests/index") test binaries)"
 
+# GPU_BUNDLE_NO_PACK=1: leave .bundle/ unpacked (tools/ab_bundles.sh packs several together).
+[ "${GPU_BUNDLE_NO_PACK:-0}" = 1 ] && exit 0
+
 # One compressed file travels more cheaply than the folder. The test binaries are mostly the same
 # operator code linked 70 times: xz with a dictionary larger than the whole tar stores each copy
 # once (477 MB of files -> ~23 MB, about a minute here), where gzip's 32 KB window could not (137 MB,
