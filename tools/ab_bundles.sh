@@ -17,12 +17,14 @@ HERE=$(git rev-parse --abbrev-ref HEAD)
 for b in "$@"; do git rev-parse --verify -q "$b^{commit}" >/dev/null || { echo "ab_bundles: no branch or commit \"$b\"" >&2; exit 2; }; done
 AB=.ab
 rm -rf "$AB" && mkdir -p "$AB" .gpu_bundle
-trap 'git checkout -q "$HERE"' EXIT
+trap 'git checkout -q "$HERE"; rm -f tools/.ab_gpu_bundle.sh' EXIT
+# This commit's gpu_bundle.sh builds every variant (a branch may predate GPU_BUNDLE_NO_PACK).
+cp tools/gpu_bundle.sh tools/.ab_gpu_bundle.sh
 names=(A B C D E F)
 refs=("$HERE" "$@")
 for i in "${!refs[@]}"; do
   git checkout -q "${refs[$i]}"
-  GPU_BUNDLE_NO_PACK=1 bash tools/gpu_bundle.sh >/dev/null
+  GPU_BUNDLE_NO_PACK=1 bash tools/.ab_gpu_bundle.sh >/dev/null
   mkdir -p "$AB/${names[$i]}" && mv .bundle "$AB/${names[$i]}/.bundle"
   echo "ab_bundles: ${names[$i]} = $(git rev-parse --short HEAD) (${refs[$i]})"
 done
@@ -33,7 +35,7 @@ trap - EXIT
    awk -F/ '{v=$1; sub(/^[^\/]*\//, ""); print $0 "\t" v}' | LC_ALL=C sort | awk -F'\t' '{print $2 "/" $1}') > "$AB.list"
 rm -f .gpu_bundle/a.tar.xz .gpu_bundle/b.tar.xz .gpu_bundle/ab.tar.xz
 tar cf - -C "$AB" --no-recursion -T "$AB.list" | xz -T1 --lzma2=preset=3,dict=1GiB > .gpu_bundle/ab.tar.xz
-rm -rf "$AB" "$AB.list"
+rm -rf "$AB" "$AB.list" tools/.ab_gpu_bundle.sh
 size=$(stat -c %s .gpu_bundle/ab.tar.xz)
 echo "ab_bundles: $(( ${#refs[@]} )) variants, $((size >> 20)) MiB in .gpu_bundle/ab.tar.xz"
 [ "$size" -le $((60 << 20)) ] || echo "ab_bundles: warning: over 60 MiB; a device call carries at most 64 MiB" >&2
