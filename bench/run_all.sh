@@ -76,16 +76,19 @@ dali() {  # dali NAME MODE ROLE [ARGS...]
 
 if want e2e; then
   echo "== 1. end to end: $N_IMAGES files, batch $BATCH, 224x224 float16 CHW"
-  cli conveyor_cli_fused_capture train_fused.yaml true conveyor_cli_fused_on
-  cli conveyor_cli_fused_eager train_fused.yaml false conveyor_cli_fused_off
-  cli conveyor_cli_unfused_capture train_unfused.yaml true conveyor_cli_unfused_on
-  cli conveyor_cli_unfused_eager train_unfused.yaml false conveyor_cli_unfused_off
+  # The rows the targets compare run back to back (Conveyor's Python loop, then DALI), so the
+  # machine's drift over the minutes of this section (RESULTS.md, section 3's repeats) stays out of
+  # their ratios; then the other Conveyor variants.
   pyconv conveyor_py_fused_capture train_fused.yaml on conveyor_py_fused_on
-  pyconv conveyor_py_fused_eager train_fused.yaml off conveyor_py_fused_off
-  pyconv conveyor_py_unfused_capture train_unfused.yaml on conveyor_py_unfused_on
-  pyconv conveyor_py_unfused_eager train_unfused.yaml off conveyor_py_unfused_off
   dali dali_fused fused dali_fused
+  cli conveyor_cli_fused_capture train_fused.yaml true conveyor_cli_fused_on
+  pyconv conveyor_py_unfused_capture train_unfused.yaml on conveyor_py_unfused_on
   dali dali_unfused unfused dali_unfused
+  cli conveyor_cli_unfused_capture train_unfused.yaml true conveyor_cli_unfused_on
+  cli conveyor_cli_fused_eager train_fused.yaml false conveyor_cli_fused_off
+  cli conveyor_cli_unfused_eager train_unfused.yaml false conveyor_cli_unfused_off
+  pyconv conveyor_py_fused_eager train_fused.yaml off conveyor_py_fused_off
+  pyconv conveyor_py_unfused_eager train_unfused.yaml off conveyor_py_unfused_off
   measure torchvision_gpu 240 "" "role=torchvision_gpu" -- "$PYTHON" "$E2E/torchvision_gpu.py" --data "$DATA" \
     --batch "$BATCH" "${SMOKE_ARG[@]}"
   measure dataloader_15_workers 240 "" "role=dataloader" -- "$PYTHON" "$E2E/dataloader_cpu.py" --data "$DATA" \

@@ -5,7 +5,8 @@
 # (tools/ab_bundles.sh makes the bundles: A = main, B, C, ... = the branches).
 #   bash tools/device_ab.sh TESTS BENCH FILTER
 #   bash tools/device_ab.sh 'resize|random_resized_crop|geometry_pipeline' geometry_bench BM_Resample
-# Summary in $OUT/summary.txt, test logs under $OUT/tests/<variant>.
+#   SANITIZE=initcheck bash tools/device_ab.sh ...   also runs those tests under compute-sanitizer
+# Summary in $OUT/summary.txt, test logs under $OUT/tests/<variant> (and $OUT/san/<variant>).
 set -uo pipefail
 TESTS=${1:?usage: device_ab.sh TESTS BENCH FILTER}
 BENCH=${2:?usage: device_ab.sh TESTS BENCH FILTER}
@@ -22,6 +23,11 @@ for v in "${VARIANTS[@]:1}"; do
   echo "== $v: GPU tests matching $TESTS" | tee -a "$S"
   (export LD_LIBRARY_PATH=$R/$v/.bundle/lib; OUT=$OUT/tests/$v timeout 240 "$v/.bundle/run.sh" --gpu-only --only "$TESTS" 2>&1 |
     tail -15 | tee -a "$S")
+  if [ -n "${SANITIZE:-}" ]; then  # e.g. SANITIZE=initcheck: the same tests under compute-sanitizer
+    echo "== $v: $SANITIZE on the GPU tests matching $TESTS" | tee -a "$S"
+    (export LD_LIBRARY_PATH=$R/$v/.bundle/lib; OUT=$OUT/san/$v timeout 300 "$v/.bundle/run.sh" --sanitize-only \
+       --tools "$SANITIZE" --jobs 8 --sanitize-timeout 240 --only "$TESTS" 2>&1 | tail -8 | tee -a "$S")
+  fi
   rm -rf "$OUT/tests/$v/xml"
 done
 echo "== $BENCH $FILTER: ${VARIANTS[*]}, twice" | tee -a "$S"
