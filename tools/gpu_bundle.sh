@@ -45,7 +45,7 @@ if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/pyth
 # test_torchrun_check.py imports ../distributed/torchrun_check.py (the torchrun job it judges).
 mkdir -p "$BUNDLE/distributed" && cp tests/distributed/*.py tests/distributed/*.sh "$BUNDLE/distributed/"
 # Peer scripts (PyTorch, torchvision) that benchmarks compare against on the GPU machine.
-if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' ! -name make_results.py -exec cp {} "$BUNDLE/peers/" \;; fi
+if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' ! -name make_results.py ! -name 'results_*.py' -exec cp {} "$BUNDLE/peers/" \;; fi
 # The end-to-end suite (issue 13): there, bash .bundle/suite/run_all.sh (bench/README.md).
 if [ -d bench ]; then mkdir -p "$BUNDLE/suite" && cp -r bench/. "$BUNDLE/suite/" && find "$BUNDLE/suite" -name __pycache__ -prune -exec rm -rf {} +; fi
 git describe --always --dirty > "$BUNDLE/commit" 2>/dev/null || true
