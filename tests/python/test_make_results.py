@@ -1,6 +1,7 @@
-"""bench/make_results.py's section 3 (bench/results_sweeps.py) on raw results written here: the sweep tables, and the default
-setting measured again by every axis as Conveyor/DALI pairs with their median ratio (the figure the
-README quotes). Fresh random rates each run; the expectations are computed here, not copied."""
+"""bench/make_results.py's section 3 (bench/results_sweeps.py) on raw results written here: the sweep
+tables, and the default setting measured again by every axis as Conveyor/DALI pairs with their
+median ratio (the figure the README quotes). Fresh random rates each run; the expectations are
+computed here, not copied."""
 import json
 import os
 import random
