@@ -70,9 +70,9 @@ DEFAULTS = {"batch": "256", "threads": "8", "size": "500x375", "prefetch": "2"}
 
 def spread(rows, found):
     """The default setting measured again by every axis (and section 1): how far apart the same
-    measurement lands within one run, so a reader can tell a trend from noise. Each axis measures
-    Conveyor and then DALI back to back, so each is also a pair whose ratio is less exposed to drift
-    over the run than section 1's, where the contenders run minutes apart."""
+    measurement lands within one run, so a reader can tell a trend from noise. Each axis (and section
+    1, in run_all.sh's order) measures Conveyor and DALI back to back, so each row is also a pair
+    whose ratio is little exposed to the machine's drift over the run."""
     pairs = []  # (where, conveyor images/s, DALI images/s)
     for axis, value in DEFAULTS.items():
         at = {}
@@ -96,9 +96,9 @@ def spread(rows, found):
     md = ["### The same setting, measured again", "",
           "Every axis passes through the default setting (batch 256, 8 threads, 500x375, prefetch 2), and section 1 "
           "measures it too: the spread of those repeats in this run is the noise floor of the tables above — a "
-          "difference between two points smaller than it is not a trend. Each sweep point runs Conveyor and then "
-          "DALI back to back, so the ratio of a pair is less exposed to the machine's drift than section 1's, "
-          "whose contenders run minutes apart.", "",
+          "difference between two points smaller than it is not a trend. Each sweep point runs Conveyor and DALI "
+          "back to back, so the ratio of a pair is little exposed to the machine's drift over the run (section 1 "
+          "ran its contenders minutes apart until run_all.sh put the compared rows side by side).", "",
           "| measured by | Conveyor (`conveyor bench`) images/s | DALI images/s | × DALI |", "| --- | --- | --- | --- |"]
     for where, c, d in pairs:
         md.append("| %s | %s | %s | %s |" % (where, fmt(c) if c else "—", fmt(d) if d else "—", fmt(ratio(c, d), 2)))

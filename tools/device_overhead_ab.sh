@@ -5,7 +5,7 @@
 # all), and those matching VARIANT_TESTS once more under each ENV=VALUE. Run from the repository
 # root on the GPU machine with .gpu_bundle (ab.tar.xz, or a.tar.xz + b.tar.xz) carried.
 #   bash tools/device_overhead_ab.sh [--tests REGEX] [--variant-tests REGEX] [ENV=VALUE ...]
-#   bash tools/device_overhead_ab.sh --variant-tests 'pipelines|conformance' CONVEYOR_DESCRIPTORS_ARENA_MAPPED=1
+#   bash tools/device_overhead_ab.sh --variant-tests 'pipelines|conformance' NAME=VALUE   # a switch branch B reads
 set -uo pipefail
 TESTS=. VTESTS=
 while [ $# -gt 0 ]; do
