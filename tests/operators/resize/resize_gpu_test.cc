@@ -3,7 +3,7 @@
 // random images of varying per-sample sizes, for every filter, dtype pair and antialias setting,
 // and in the regimes that take other paths in the kernel: many tiles with ragged edges, large
 // downscales (several row chunks per tile, more taps than the cached 16), 1..8 channels, and
-// batches mixing 3-channel samples (one kernel) with others (the other).
+// batches mixing 3-channel samples (one path) with others (the other).
 #include <gtest/gtest.h>
 
 #include "tests/operators/resize/image_test_util.h"
