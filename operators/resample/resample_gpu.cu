@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
             const In* px = row + static_cast<int64_t>(t.lo + k) * c;
 #pragma unroll
             for (int ch = 0; ch < kCh; ++ch) {
-              if (ch < c) h[ch] = FAdd(h[ch], FMul(w, static_cast<float>(px[ch])));
+              if (ch < c) h[ch] = FAdd(h[ch], FMul(w, resample::ToFloat(px[ch])));
             }
           }
           float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
@@ -285,8 +285,8 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
 #pragma unroll
             for (int ch = 0; ch < kC; ++ch) {
               float h = 0.f;
-              h = FAdd(h, FMul(wx0, static_cast<float>(v[q][k][0][ch])));
-              if (kTaps > 1 && xn > 1) h = FAdd(h, FMul(wx1, static_cast<float>(v[q][k][kTaps - 1][ch])));
+              h = FAdd(h, FMul(wx0, resample::ToFloat(v[q][k][0][ch])));
+              if (kTaps > 1 && xn > 1) h = FAdd(h, FMul(wx1, resample::ToFloat(v[q][k][kTaps - 1][ch])));
               acc[ch] = FAdd(acc[ch], FMul(wy[q][k], h));
             }
           }
@@ -311,8 +311,8 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
           for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
             if (ch < c) {
               float h = 0.f;
-              if (xn > 0) h = FAdd(h, FMul(wx0, static_cast<float>(row[ch])));
-              if (xn > 1) h = FAdd(h, FMul(wx1, static_cast<float>(row[c + ch])));
+              if (xn > 0) h = FAdd(h, FMul(wx0, resample::ToFloat(row[ch])));
+              if (xn > 1) h = FAdd(h, FMul(wx1, resample::ToFloat(row[c + ch])));
               acc[ch] = FAdd(acc[ch], FMul(wy, h));
             }
           }
