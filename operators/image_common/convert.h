@@ -80,8 +80,6 @@ CONVEYOR_HOST_DEVICE inline float LoadAsFloat(T v) {
     return HalfToFloat(v.bits);
   } else if constexpr (std::is_same_v<T, BFloat16Bits>) {
     return Bf16ToFloat(v.bits);
-  } else if constexpr (std::is_same_v<T, uint8_t>) {
-    return ByteAsFloat(v, 0);
   } else {
     return static_cast<float>(v);
   }
