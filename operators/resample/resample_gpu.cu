@@ -33,6 +33,7 @@ constexpr int kTileH = 16;
 constexpr int kRowThreads = 8;  // blockDim = (kTileW, kRowThreads)
 constexpr int kPixelsPerThread = kTileH / kRowThreads;
 constexpr int kCachedTaps = 16;
+constexpr int kUnrolledTaps = 8;  // ResampleKernel's unrolled path: taps per axis up to this (<= kCachedTaps)
 
 // kC = 3: the kernel for 3-channel samples (accumulators for 3 channels and a 16 KiB row buffer;
 // the 8-channel kernel's 80 registers and 36 KiB gave 3 blocks per SM on the H100). kC = 0: any
@@ -115,24 +116,56 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
       // Horizontal pass: thread column tx, rows strided by kRowThreads.
       if (tx < tw) {
         const Tap t = tap_x[tx];
-#pragma unroll 2
-        for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {  // 2 rows' loads in flight
-          const In* row = in + static_cast<int64_t>(r) * d.in_row_stride;
-          float h[kCh];
+        if (t.count <= kUnrolledTaps) {
+          // The common case (downscales up to ~3.5x linear, ~1.7x cubic): the taps unrolled, their
+          // weights in registers for all the thread's rows, each load at a constant offset from
+          // the row's first tap — no per-tap loop, weight or address arithmetic. ncu on the H100
+          // counted ~600 instructions per output pixel in the looped form (ALU the busiest pipe).
+          float wk[kUnrolledTaps];
 #pragma unroll
-          for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
-          for (int k = 0; k < t.count; ++k) {
-            const float w = k < kCachedTaps ? w_x[k][tx] : Weight(F, d.axis_x, t, t.lo + k);
-            const In* px = row + static_cast<int64_t>(t.lo + k) * c;
+          for (int k = 0; k < kUnrolledTaps; ++k) wk[k] = k < t.count ? w_x[k][tx] : 0.f;
+          const In* first = in + static_cast<int64_t>(t.lo) * c;
+#pragma unroll 1
+          for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {
+            const In* px = first + static_cast<int64_t>(r) * d.in_row_stride;
+            float h[kCh];
+#pragma unroll
+            for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
+#pragma unroll
+            for (int k = 0; k < kUnrolledTaps; ++k) {
+              if (k < t.count) {
+#pragma unroll
+                for (int ch = 0; ch < kCh; ++ch) {
+                  if (ch < c) h[ch] = FAdd(h[ch], FMul(wk[k], resample::ToFloat(px[k * c + ch])));
+                }
+              }
+            }
+            float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
 #pragma unroll
             for (int ch = 0; ch < kCh; ++ch) {
-              if (ch < c) h[ch] = FAdd(h[ch], FMul(w, resample::ToFloat(px[ch])));
+              if (ch < c) dst[ch] = h[ch];
             }
           }
-          float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
+        } else {
+#pragma unroll 2
+          for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {  // 2 rows' loads in flight
+            const In* row = in + static_cast<int64_t>(r) * d.in_row_stride;
+            float h[kCh];
 #pragma unroll
-          for (int ch = 0; ch < kCh; ++ch) {
-            if (ch < c) dst[ch] = h[ch];
+            for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
+            for (int k = 0; k < t.count; ++k) {
+              const float w = k < kCachedTaps ? w_x[k][tx] : Weight(F, d.axis_x, t, t.lo + k);
+              const In* px = row + static_cast<int64_t>(t.lo + k) * c;
+#pragma unroll
+              for (int ch = 0; ch < kCh; ++ch) {
+                if (ch < c) h[ch] = FAdd(h[ch], FMul(w, resample::ToFloat(px[ch])));
+              }
+            }
+            float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
+#pragma unroll
+            for (int ch = 0; ch < kCh; ++ch) {
+              if (ch < c) dst[ch] = h[ch];
+            }
           }
         }
       }
@@ -144,6 +177,20 @@ __global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const Resa
         if (r < th && tx < tw) {
           const Tap t = tap_y[r];
           const int j_lo = max(t.lo, chunk_lo), j_hi = min(t.lo + t.count, chunk_hi);
+          if (t.count <= kUnrolledTaps) {  // unrolled as the horizontal pass; same taps, same order
+            const float* src = tmp + ((t.lo - chunk_lo) * kTileW + tx) * c;
+#pragma unroll
+            for (int k = 0; k < kUnrolledTaps; ++k) {
+              if (t.lo + k >= j_lo && t.lo + k < j_hi) {
+                const float w = w_y[k][r];
+#pragma unroll
+                for (int ch = 0; ch < kCh; ++ch) {
+                  if (ch < c) acc[p][ch] = FAdd(acc[p][ch], FMul(w, src[k * kTileW * c + ch]));
+                }
+              }
+            }
+            continue;
+          }
           for (int j = j_lo; j < j_hi; ++j) {
             const int k = j - t.lo;
             const float w = k < kCachedTaps ? w_y[k][r] : Weight(F, d.axis_y, t, j);
