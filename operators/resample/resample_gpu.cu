@@ -54,7 +54,7 @@ __device__ __forceinline__ Out Convert(float v) {
 }
 
 template <typename In, typename Out, Filter F, int kC>
-__global__ void __launch_bounds__(kTileW* kRowThreads) ResampleKernel(const ResampleDesc* descs) {
+__global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const ResampleDesc* descs) {
   constexpr int kCh = kChannels<kC>;
   __shared__ Tap tap_x[kTileW];
   __shared__ Tap tap_y[kTileH];
