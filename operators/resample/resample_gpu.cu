@@ -36,7 +36,7 @@ constexpr int kCachedTaps = 16;
 // ResampleKernel's unrolled path: taps per axis up to this (<= kCachedTaps). Linear: downscales
 // up to ~3x; cubic (twice the support): up to ~2.5x, 375x500 -> 224 included.
 template <Filter F>
-constexpr int kUnrolledTaps = F == Filter::kCubic ? 8 : 8;
+constexpr int kUnrolledTaps = F == Filter::kCubic ? 12 : 8;
 
 // An upper bound on the taps any output index of this axis has: lo and hi (resample_math.h) are
 // floor(c -/+ support + 0.5), at most floor(2 support) + 1 apart; one more for rounding.
