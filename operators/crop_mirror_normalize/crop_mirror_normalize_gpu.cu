@@ -47,12 +47,24 @@ __device__ __forceinline__ void EmitU8C3(const uint32_t (&a)[6], const float* mu
                                          int out_channels, Out* dst, int64_t plane) {
 #pragma unroll
   for (int c = 0; c < 3; ++c) {
-    Out o[kGroup];
+    float f[kGroup];
 #pragma unroll
     for (int k = 0; k < kGroup; ++k) {
       const int j = (kMirror ? kGroup - 1 - k : k) * 3 + c;  // byte of the span (compile time)
-      const float v = static_cast<float>((a[j >> 2] >> ((j & 3) * 8)) & 0xFFu);
-      o[k] = StoreFromFloat<Out>(fmaf(v, mul[c], add[c]));
+      f[k] = fmaf(ByteAsFloat(a[j >> 2], j & 3), mul[c], add[c]);
+    }
+    Out o[kGroup];
+    if constexpr (std::is_same_v<Out, Float16Bits>) {
+      // Two outputs per conversion (round to nearest even, as __float2half_rn).
+#pragma unroll
+      for (int k = 0; k < kGroup; k += 2) {
+        const __half2 h = __floats2half2_rn(f[k], f[k + 1]);
+        o[k].bits = __half_as_ushort(__low2half(h));
+        o[k + 1].bits = __half_as_ushort(__high2half(h));
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kGroup; ++k) o[k] = StoreFromFloat<Out>(f[k]);
     }
     StoreVec(dst + c * plane, o);
   }
@@ -101,7 +113,7 @@ __global__ void __launch_bounds__(kThreads) CmnDirectU8C3Chw(const CmnSample* sa
       for (int k = 0; k < kGroup && x_first + k < w; ++k) {
         const int xr = mirror ? w - 1 - (x_first + k) : x_first + k;
         for (int c = 0; c < Co; ++c) {
-          const float v = c < C ? fmaf(static_cast<float>(in[row + xr * C + c]), sd.mul[c], sd.add[c]) : 0.f;
+          const float v = c < C ? fmaf(LoadAsFloat(in[row + xr * C + c]), sd.mul[c], sd.add[c]) : 0.f;
           dst[c * plane + k] = StoreFromFloat<Out>(v);
         }
       }

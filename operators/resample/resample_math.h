@@ -104,11 +104,34 @@ CONVEYOR_HD float Weight(Filter f, const Axis& a, const Tap& t, int j) {
   return FDiv(FilterAt(f, FDiv(FAdd(FAdd(static_cast<float>(j), 0.5f), -t.center), a.stretch)), t.sum);
 }
 
-// uint8 outputs round half up and clamp to [0, 255].
+// Why the device branches below avoid the conversion instructions (I2F, F2I, FRND): on the H100
+// those issue on the conversion pipe at 16 per clock per SM, a quarter of the integer ALU and an
+// eighth of FADD, and the resampling kernels convert every tap they read. The bit tricks are exact
+// (2^23 = 8388608: floats in [2^23, 2^24) are the integers, spaced 1), so both sides still agree
+// bit for bit.
+
+// An input element as float32 (exact for uint8). Device: the byte as the low mantissa bits of
+// 2^23, minus 2^23 (an OR and an FADD).
+template <typename T>
+CONVEYOR_HD float ToFloat(T v) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 1) return __fadd_rn(__uint_as_float(0x4B000000u | v), -8388608.f);
+#endif
+  return static_cast<float>(v);
+}
+
+// uint8 outputs round half up and clamp to [0, 255]; NaN gives 0.
 CONVEYOR_HD unsigned char ToUint8(float v) {
+#if defined(__CUDA_ARCH__)
+  // Clamp first (fmaxf returns 0 for NaN), then floor by adding 2^23 rounding toward zero: the
+  // low byte of the sum's bits is floor(clamped). Same results as the host's branch below.
+  const float c = fminf(fmaxf(FAdd(v, 0.5f), 0.f), 255.f);
+  return static_cast<unsigned char>(__float_as_uint(__fadd_rz(c, 8388608.f)) & 0xFFu);
+#else
   const float r = floorf(FAdd(v, 0.5f));
   if (!(r == r)) return 0;  // NaN
   return static_cast<unsigned char>(r <= 0.f ? 0.f : (r >= 255.f ? 255.f : r));
+#endif
 }
 
 }  // namespace conveyor::ops::resample
