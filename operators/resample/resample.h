@@ -10,10 +10,11 @@
 // | window    | [y0, y0 + win_h) x [x0, x0 + win_w) inside the image; only it is read          |
 // | order     | horizontal pass into float, then vertical pass over those floats, taps in     |
 // |           | increasing index order (the CPU reference and the kernel alike)               |
-// | GPU       | two launches per batch (3-channel samples, the rest), also for linear and     |
-// |           | nearest without antialiasing (TwoTapKernel); descriptors in device            |
-// |           | memory; grid from the output buffer's capacity and the sample count, tiles    |
-// |           | visited with grid-stride loops                                                |
+// | GPU       | linear and nearest without antialiasing: one launch (TwoTapKernel,            |
+// |           | resample_two_tap_gpu.cu); otherwise two (tiled two-pass ResampleKernel:       |
+// |           | 3-channel samples, the rest; resample_gpu.cu); descriptors in device memory;  |
+// |           | grid from the output buffer's capacity and the sample count, tiles visited    |
+// |           | with grid-stride loops                                                        |
 #pragma once
 
 #include <cstdint>

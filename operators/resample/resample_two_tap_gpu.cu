@@ -1,0 +1,201 @@
+// TwoTapKernel: resize with linear or nearest filters without antialiasing (at most two taps per
+// axis), each output pixel straight from the input. Launched by ResampleGpu (resample_gpu.cu).
+#include "core/cuda/check.h"
+#include "operators/resample/resample_kernels.cuh"
+
+namespace conveyor::ops::resample_detail {
+namespace {
+
+// Linear or nearest without antialiasing: at most two taps per axis, so each output pixel is
+// computed straight from the input — no shared intermediate rows, no chunks. A block covers a
+// 32 x 32 output tile (block 32 x 8, four rows per thread); the tile's taps and weights are
+// computed once into shared memory. Same expressions in the same order as the CPU reference
+// (horizontal taps of each input row into float, then the rows in increasing order), so the
+// output is the same bit for bit.
+//
+// kC = 3 (3-channel samples): a thread's rows go in passes of kPassRows, and each pass issues
+// every load of its rows (2 input rows x 2 taps x 3 channels each; 1 x 1 for nearest) before any
+// arithmetic, so a thread waits for memory once per pass instead of once per input row (8 times;
+// the H100 ran the one-row-at-a-time loop at 0.37 of a copy's bandwidth, nearest at 0.65). Linear:
+// two passes of two rows; nearest: one pass of four. On the H100 (2026-11-25, A B A B, 375x500 ->
+// 224, batch 256) four rows per pass took nearest from 0.082 to 0.076 ms (0.94 of a copy) but
+// linear from 0.163 to 0.217 ms (its 48 loaded values per pass cost more occupancy than they
+// save waits), so each filter keeps the pass it was measured fastest with.
+// kC = 0: any other channel count up to kMaxResampleChannels, one row at a time. One launch takes
+// both: each block picks its sample's path (the channel count is per-iteration data, so a captured
+// launch must not choose). Two launches, each skipping the other's samples, cost an empty 8,192-block
+// launch per batch: 11.4 us of the 0.163 ms linear resize on the H100 (ncu, 2026-11-25).
+constexpr int kDirectTileH = 32;
+constexpr int kDirectRows = kDirectTileH / kRowThreads;
+// Output rows whose loads a thread issues together (kC = 3; see above).
+template <Filter F>
+constexpr int kPassRows = F == Filter::kNearest ? 4 : 2;
+
+// The tile's taps and weights, in shared memory (one set per block, whichever path it takes).
+struct TwoTapTaps {
+  int lo_x[kTileW], n_x[kTileW], lo_y[kDirectTileH], n_y[kDirectTileH];
+  float w_x[2][kTileW], w_y[2][kDirectTileH];
+};
+
+// One sample's tiles (the block's share of them) for channel path kC.
+template <typename In, typename Out, Filter F, int kC>
+__device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& s) {
+  const int c = kC != 0 ? kC : d.channels;
+  const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
+                 static_cast<int64_t>(d.x0) * c;
+  Out* out = static_cast<Out*>(d.out);
+  const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
+  const int tiles = tiles_x * ((d.out_h + kDirectTileH - 1) / kDirectTileH);
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int tile_y = tile / tiles_x;
+    const int ox0 = (tile - tile_y * tiles_x) * kTileW;
+    const int oy0 = tile_y * kDirectTileH;
+    __syncthreads();  // the previous tile is done with the taps
+    if (tid < kTileW) {
+      if (ox0 + tid < d.out_w) {
+        const Tap t = MakeTap(F, d.axis_x, ox0 + tid);
+        s.lo_x[tid] = t.lo;
+        s.n_x[tid] = t.count < 2 ? t.count : 2;
+        for (int k = 0; k < s.n_x[tid]; ++k) s.w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k);
+      }
+    } else if (tid < kTileW + kDirectTileH) {
+      const int r = tid - kTileW;
+      if (oy0 + r < d.out_h) {
+        const Tap t = MakeTap(F, d.axis_y, oy0 + r);
+        s.lo_y[r] = t.lo;
+        s.n_y[r] = t.count < 2 ? t.count : 2;
+        for (int k = 0; k < s.n_y[r]; ++k) s.w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k);
+      }
+    }
+    __syncthreads();
+    const int ox = ox0 + tx;
+    if (ox >= d.out_w) continue;
+    const int xl = s.lo_x[tx], xn = s.n_x[tx];
+    const float wx0 = s.w_x[0][tx];
+    const float wx1 = xn > 1 ? s.w_x[1][tx] : 0.f;
+    if constexpr (kC != 0) {
+      // Taps per axis this filter can have: nearest always 1, linear at most 2.
+      constexpr int kTaps = F == Filter::kNearest ? 1 : 2;
+      const int x1 = xn > 1 ? c : 0;  // the second horizontal tap; the first again when there is none
+      constexpr int kPass = kPassRows<F>;
+#pragma unroll
+      for (int pass = 0; pass < kDirectRows; pass += kPass) {
+        In v[kPass][kTaps][kTaps][kC];  // [row of the pass][vertical tap][horizontal tap][channel]
+        bool valid[kPass];
+        int ny[kPass];  // vertical taps to add (0 when there is no horizontal one: the output is 0)
+        float wy[kPass][2];
+#pragma unroll
+        for (int q = 0; q < kPass; ++q) {
+          const int r = ty + (pass + q) * kRowThreads;
+          valid[q] = oy0 + r < d.out_h;
+          ny[q] = valid[q] && xn > 0 ? s.n_y[r] : 0;
+          if (ny[q] > 0) {
+            wy[q][0] = s.w_y[0][r];
+            wy[q][1] = ny[q] > 1 ? s.w_y[1][r] : 0.f;
+            const In* row0 = in + static_cast<int64_t>(s.lo_y[r]) * d.in_row_stride + static_cast<int64_t>(xl) * c;
+            const In* rows[2] = {row0, ny[q] > 1 ? row0 + d.in_row_stride : row0};
+#pragma unroll
+            for (int k = 0; k < kTaps; ++k) {
+#pragma unroll
+              for (int t = 0; t < kTaps; ++t) {
+#pragma unroll
+                for (int ch = 0; ch < kC; ++ch) v[q][k][t][ch] = rows[k][(t == 0 ? 0 : x1) + ch];
+              }
+            }
+          }
+        }
+#pragma unroll
+        for (int q = 0; q < kPass; ++q) {
+          if (!valid[q]) continue;
+          const int oy = oy0 + ty + (pass + q) * kRowThreads;
+          float acc[kC];
+#pragma unroll
+          for (int ch = 0; ch < kC; ++ch) acc[ch] = 0.f;
+#pragma unroll
+          for (int k = 0; k < kTaps; ++k) {
+            if (k >= ny[q]) break;
+#pragma unroll
+            for (int ch = 0; ch < kC; ++ch) {
+              const float h0 = FMul(wx0, resample::ToFloat(v[q][k][0][ch]));
+              float h = kSkipZeroAdd<In, F> ? h0 : FAdd(0.f, h0);
+              if (kTaps > 1 && xn > 1) h = FAdd(h, FMul(wx1, resample::ToFloat(v[q][k][kTaps - 1][ch])));
+              acc[ch] = kSkipZeroAdd<In, F> && k == 0 ? FMul(wy[q][k], h) : FAdd(acc[ch], FMul(wy[q][k], h));
+            }
+          }
+          Out* dst = out + (static_cast<int64_t>(oy) * d.out_w + ox) * kC;
+#pragma unroll
+          for (int ch = 0; ch < kC; ++ch) dst[ch] = Convert<Out>(acc[ch]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int p = 0; p < kDirectRows; ++p) {
+        const int r = ty + p * kRowThreads;
+        const int oy = oy0 + r;
+        if (oy >= d.out_h) break;
+        float acc[kMaxResampleChannels];
+#pragma unroll
+        for (int ch = 0; ch < kMaxResampleChannels; ++ch) acc[ch] = 0.f;
+        for (int k = 0; k < s.n_y[r]; ++k) {
+          const float wy = s.w_y[k][r];
+          const In* row = in + static_cast<int64_t>(s.lo_y[r] + k) * d.in_row_stride + static_cast<int64_t>(xl) * c;
+#pragma unroll
+          for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+            if (ch < c) {
+              float h = 0.f;
+              if (xn > 0) h = FAdd(h, FMul(wx0, resample::ToFloat(row[ch])));
+              if (xn > 1) h = FAdd(h, FMul(wx1, resample::ToFloat(row[c + ch])));
+              acc[ch] = FAdd(acc[ch], FMul(wy, h));
+            }
+          }
+        }
+        Out* dst = out + (static_cast<int64_t>(oy) * d.out_w + ox) * c;
+#pragma unroll
+        for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
+          if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
+        }
+      }
+    }
+  }
+}
+
+template <typename In, typename Out, Filter F>
+__global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const ResampleDesc* descs) {
+  __shared__ TwoTapTaps s;
+  const ResampleDesc d = descs[blockIdx.y];
+  if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
+  // Block-uniform (one sample per block row of the grid), so the barriers inside stay legal.
+  if (d.channels == 3) {
+    TwoTapSample<In, Out, F, 3>(d, s);
+  } else {
+    TwoTapSample<In, Out, F, 0>(d, s);
+  }
+}
+
+template <typename In, typename Out, Filter F>
+void LaunchTwoTapFilter(const dim3& grid, const dim3& block, const ResampleDesc* descs, cudaStream_t stream) {
+  TwoTapKernel<In, Out, F><<<grid, block, 0, stream>>>(descs);
+}
+
+}  // namespace
+
+template <typename In, typename Out>
+void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
+  const dim3 block(kTileW, kRowThreads);
+  if (filter == Filter::kNearest) {
+    LaunchTwoTapFilter<In, Out, Filter::kNearest>(grid, block, descs, stream);
+  } else {
+    LaunchTwoTapFilter<In, Out, Filter::kLinear>(grid, block, descs, stream);
+  }
+  CONVEYOR_CHECK_LAUNCH("TwoTapKernel");
+}
+
+template void LaunchTwoTap<uint8_t, uint8_t>(const ResampleDesc*, int, int, Filter, cudaStream_t);
+template void LaunchTwoTap<uint8_t, float>(const ResampleDesc*, int, int, Filter, cudaStream_t);
+template void LaunchTwoTap<float, uint8_t>(const ResampleDesc*, int, int, Filter, cudaStream_t);
+template void LaunchTwoTap<float, float>(const ResampleDesc*, int, int, Filter, cudaStream_t);
+
+}  // namespace conveyor::ops::resample_detail
