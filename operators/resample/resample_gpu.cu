@@ -116,10 +116,10 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
       if (tx < tw) {
         const Tap t = tap_x[tx];
         if (unrolled_x) {
-          // The common case (downscales up to ~3.5x linear, ~1.7x cubic): the taps unrolled, their
-          // weights in registers for all the thread's rows, each load at a constant offset from
-          // the row's first tap — no per-tap loop, weight or address arithmetic. ncu on the H100
-          // counted ~600 instructions per output pixel in the looped form (ALU the busiest pipe).
+          // The common case (kUnrolledTaps): the taps unrolled, their weights in registers for all
+          // the thread's rows, each load at a constant offset from the row's first tap — no
+          // per-tap loop, weight or address arithmetic. ncu on the H100 counted ~600 instructions
+          // per output pixel in the looped form (ALU the busiest pipe).
           float wk[kUnrolledTaps<F>];
 #pragma unroll
           for (int k = 0; k < kUnrolledTaps<F>; ++k) wk[k] = k < t.count ? w_x[k][tx] : 0.f;
