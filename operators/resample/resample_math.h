@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #if defined(__CUDACC__)
 #define CONVEYOR_HD __host__ __device__ __forceinline__
@@ -115,7 +116,7 @@ CONVEYOR_HD float Weight(Filter f, const Axis& a, const Tap& t, int j) {
 template <typename T>
 CONVEYOR_HD float ToFloat(T v) {
 #if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 1) return __fadd_rn(__uint_as_float(0x4B000000u | v), -8388608.f);
+  if constexpr (std::is_same_v<T, unsigned char>) return __fadd_rn(__uint_as_float(0x4B000000u | v), -8388608.f);
 #endif
   return static_cast<float>(v);
 }
