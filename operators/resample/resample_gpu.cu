@@ -47,6 +47,125 @@ constexpr int kChannels = kC == 0 ? kMaxResampleChannels : kC;
 template <int kC>
 constexpr int kTmpFloats = kC == 0 ? 8192 : 4096;  // the horizontal pass's rows of one chunk
 
+// The exact-taps path (uint8 inputs; ResampleKernel below). A tile's columns have at most NX taps
+// and its rows at most NY (both measured per tile, block-uniform); every column then takes exactly
+// NX taps and every row NY, the ones it lacks weighted 0, so the loops are unrolled to the count
+// with no per-tap test. The main path unrolls to a fixed 8 (linear) or 12 (cubic) taps and tests
+// each: ncu on the H100 (2026-11-26, 375x500 -> 224 linear antialiased, 4.5 taps across and 3.7
+// down on average) counted 143 instructions per horizontal row of which the predicated-off taps
+// were ~40%, and a vertical pass of 8 tests + branches per pixel around ~4 real taps.
+// A tap list that would run past the window's end starts earlier instead (lo' = min(lo, extent -
+// N)), so every read is inside the window. Bit for bit the reference's sums: the added products
+// are w = 0 times a finite value, +0 for uint8 inputs, and a sum that starts at +0 (the reference's
+// 0.f, or a first product that is not -0) never becomes -0, so adding +0 at either end changes
+// nothing.
+constexpr int kExactMaxTaps = 8;
+// 3-channel samples only: in the generic instantiation (kC = 0, eight accumulators per pixel) the
+// extra path spilled 70-150 B more under the kernel's 48 registers.
+template <typename In, int kC>
+constexpr bool kExactTaps = std::is_same_v<In, uint8_t> && kC == 3;
+
+__device__ __forceinline__ int ShiftedLo(const Tap& t, int n, int extent) { return min(t.lo, extent - n); }
+
+// Calls fn(std::integral_constant<int, N>) with N == n, for n in [1, kExactMaxTaps].
+template <int N = 1, typename Fn>
+__device__ __forceinline__ void WithTapCount(int n, Fn&& fn) {
+  if (n == N) {
+    fn(std::integral_constant<int, N>{});
+  } else if constexpr (N < kExactMaxTaps) {
+    WithTapCount<N + 1>(n, fn);
+  }
+}
+
+// One tile on the exact-taps path (see kExactMaxTaps): weights (0 where a column or row lacks the
+// tap), horizontal pass of rows [lo_rows, hi_rows) into tmp, vertical pass, outputs.
+template <typename In, typename Out, Filter F, int kC>
+__device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* in, Out* out, int c, int ox0, int oy0,
+                                              int tw, int th, int nx, int ny, int lo_rows, int hi_rows,
+                                              const Tap* tap_x, const Tap* tap_y, float (*w_x)[kTileW],
+                                              float (*w_y)[kTileH], float* tmp) {
+  constexpr int kCh = kC == 0 ? kMaxResampleChannels : kC;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int tid = ty * kTileW + tx;
+  for (int e = tid; e < kExactMaxTaps * (kTileW + kTileH); e += kTileW * kRowThreads) {
+    const int k = e / (kTileW + kTileH), i = e - k * (kTileW + kTileH);
+    if (i < kTileW) {
+      if (i < tw && k < nx) {
+        const Tap& t = tap_x[i];
+        const int j = ShiftedLo(t, nx, d.axis_x.extent) + k;
+        w_x[k][i] = j >= t.lo && j < t.lo + t.count ? Weight(F, d.axis_x, t, j) : 0.f;
+      }
+    } else if (i - kTileW < th && k < ny) {
+      const Tap& t = tap_y[i - kTileW];
+      const int j = ShiftedLo(t, ny, d.axis_y.extent) + k;
+      w_y[k][i - kTileW] = j >= t.lo && j < t.lo + t.count ? Weight(F, d.axis_y, t, j) : 0.f;
+    }
+  }
+  __syncthreads();
+  // Horizontal pass: thread column tx, rows strided by kRowThreads.
+  if (tx < tw) {
+    WithTapCount(nx, [&](auto taps) {
+      constexpr int N = decltype(taps)::value;
+      float wk[N];
+#pragma unroll
+      for (int k = 0; k < N; ++k) wk[k] = w_x[k][tx];
+      const In* first = in + static_cast<int64_t>(ShiftedLo(tap_x[tx], N, d.axis_x.extent)) * c;
+#pragma unroll 1
+      for (int r = lo_rows + ty; r < hi_rows; r += kRowThreads) {
+        const In* px = first + static_cast<int64_t>(r) * d.in_row_stride;
+        float h[kCh];
+#pragma unroll
+        for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+#pragma unroll
+          for (int ch = 0; ch < kCh; ++ch) {
+            if (ch < c) {
+              const float p = FMul(wk[k], resample::ToFloat(px[k * c + ch]));
+              h[ch] = kSkipZeroAdd<In, F> && k == 0 ? p : FAdd(h[ch], p);
+            }
+          }
+        }
+        float* dst = tmp + ((r - lo_rows) * kTileW + tx) * c;
+#pragma unroll
+        for (int ch = 0; ch < kCh; ++ch) {
+          if (ch < c) dst[ch] = h[ch];
+        }
+      }
+    });
+  }
+  __syncthreads();
+  // Vertical pass and outputs: kPixelsPerThread pixels per thread.
+  WithTapCount(ny, [&](auto taps) {
+    constexpr int N = decltype(taps)::value;
+#pragma unroll
+    for (int p = 0; p < kPixelsPerThread; ++p) {
+      const int r = ty + p * kRowThreads;
+      if (r >= th || tx >= tw) continue;
+      const float* src = tmp + ((ShiftedLo(tap_y[r], N, d.axis_y.extent) - lo_rows) * kTileW + tx) * c;
+      float acc[kCh];
+#pragma unroll
+      for (int ch = 0; ch < kCh; ++ch) acc[ch] = 0.f;
+#pragma unroll
+      for (int k = 0; k < N; ++k) {
+        const float w = w_y[k][r];
+#pragma unroll
+        for (int ch = 0; ch < kCh; ++ch) {
+          if (ch < c) {
+            const float v = FMul(w, src[k * kTileW * c + ch]);
+            acc[ch] = kSkipZeroAdd<In, F> && k == 0 ? v : FAdd(acc[ch], v);
+          }
+        }
+      }
+      Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * c;
+#pragma unroll
+      for (int ch = 0; ch < kCh; ++ch) {
+        if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
+      }
+    }
+  });
+}
+
 // At most 48 registers (5 blocks per SM): the 3-channel linear antialiased resize ran 0.331 ms at
 // 64 registers (4 blocks) and 0.308 at 48 on the H100. The generic instantiation (kC = 0) spills
 // 40-148 B under this bound; not yet measured (geometry_bench's gray and RGBA cases).
@@ -58,6 +177,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
   __shared__ float w_x[kCachedTaps][kTileW];
   __shared__ float w_y[kCachedTaps][kTileH];
   __shared__ float tmp[kTmpFloats<kC>];
+  __shared__ int tile_taps[2];  // the tile's largest tap count: columns, rows
 
   const ResampleDesc d = descs[blockIdx.y];
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
@@ -85,12 +205,38 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
     const int th = min(kTileH, d.out_h - oy0);
 
     __syncthreads();  // the previous tile is done with the taps and tmp
-    if (tid < tw) {
-      tap_x[tid] = MakeTap(F, d.axis_x, ox0 + tid);
-    } else if (tid >= kTileW && tid - kTileW < th) {
-      tap_y[tid - kTileW] = MakeTap(F, d.axis_y, oy0 + tid - kTileW);
+    if (tid < kTileW) {  // warp 0: the columns' taps and their largest count
+      int n = 0;
+      if (tid < tw) {
+        tap_x[tid] = MakeTap(F, d.axis_x, ox0 + tid);
+        n = tap_x[tid].count;
+      }
+      n = __reduce_max_sync(0xffffffffu, n);
+      if (tid == 0) tile_taps[0] = n;
+    } else if (tid < 2 * kTileW) {  // warp 1: the rows'
+      const int r = tid - kTileW;
+      int n = 0;
+      if (r < th) {
+        tap_y[r] = MakeTap(F, d.axis_y, oy0 + r);
+        n = tap_y[r].count;
+      }
+      n = __reduce_max_sync(0xffffffffu, n);
+      if (r == 0) tile_taps[1] = n;
     }
     __syncthreads();
+    if constexpr (kExactTaps<In, kC>) {
+      const int nx = tile_taps[0], ny = tile_taps[1];
+      if (nx >= 1 && ny >= 1 && nx <= kExactMaxTaps && ny <= kExactMaxTaps && nx <= d.axis_x.extent &&
+          ny <= d.axis_y.extent) {
+        const int lo_rows = ShiftedLo(tap_y[0], ny, d.axis_y.extent);
+        const int hi_rows = ShiftedLo(tap_y[th - 1], ny, d.axis_y.extent) + ny;
+        if (hi_rows - lo_rows <= rows_per_chunk) {  // block-uniform: the barriers inside are legal
+          ExactTapsTile<In, Out, F, kC>(d, in, out, c, ox0, oy0, tw, th, nx, ny, lo_rows, hi_rows, tap_x, tap_y, w_x,
+                                        w_y, tmp);
+          continue;
+        }
+      }
+    }
     // The cached weights, one (index, tap) per thread: every thread works, where one thread per
     // index used to loop over its taps while the rest of the block waited.
     for (int e = tid; e < kCachedTaps * (kTileW + kTileH); e += kTileW * kRowThreads) {

@@ -66,6 +66,26 @@ TEST(ResizeGpu, EqualsCpuOnLargeDownscalesAndManyTaps) {
   }
 }
 
+// Photo-sized antialiased downscales (the benchmark's 375x500 -> 224 and its neighbours): the
+// kernel's exact-taps path (every column and row of a tile padded to the tile's largest tap count,
+// lists at the right and bottom edges started earlier) against the reference, bit for bit.
+TEST(ResizeGpu, EqualsCpuOnPhotoSizedAntialiasedDownscales) {
+  CONVEYOR_REQUIRE_GPU();
+  for (const char* interp : {"linear", "cubic", "nearest"}) {
+    for (const char* out_dtype : {"uint8", "float32"}) {
+      SCOPED_TRACE(std::string(interp) + " -> " + out_dtype);
+      const TensorListCPU in = RandomImages({{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}},
+                                            DType::kUInt8);
+      ExpectGpuEqualsCpu(Resize()
+                             .SetArg("size", std::vector<double>{224, 224})
+                             .SetArg("interp_type", interp)
+                             .SetArg("antialias", true)
+                             .SetArg("dtype", out_dtype),
+                         in);
+    }
+  }
+}
+
 TEST(ResizeGpu, EqualsCpuForOneToEightChannels) {
   CONVEYOR_REQUIRE_GPU();
   for (int c : {1, 2, 4, 5, 8}) {
