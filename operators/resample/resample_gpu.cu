@@ -56,10 +56,13 @@ constexpr int kTmpFloats = kC == 0 ? 8192 : 4096;  // the horizontal pass's rows
 // were ~40%, and a vertical pass of 8 tests + branches per pixel around ~4 real taps.
 // A tap list that would run past the window's end starts earlier instead (lo' = min(lo, extent -
 // N)), so every read is inside the window. Bit for bit the reference's sums: the added products
-// are w = 0 times a finite value, +0 for uint8 inputs, and a sum that starts at +0 (the reference's
-// 0.f, or a first product that is not -0) never becomes -0, so adding +0 at either end changes
-// nothing.
-constexpr int kExactMaxTaps = 8;
+// are w = +0 times a finite value (uint8 inputs, or the horizontal pass's finite sums), so +0 or
+// -0, and a sum that starts at +0 (the reference's 0.f, or a first product that is not -0) never
+// becomes -0 in round-to-nearest, so adding either zero at either end changes nothing.
+// Linear up to 8 taps per axis (downscales to ~3.5x), cubic up to 12 (~2.75x; 375x500 -> 224 is 10).
+template <Filter F>
+constexpr int kExactMaxTaps = F == Filter::kCubic ? 12 : 8;
+static_assert(kExactMaxTaps<Filter::kCubic> <= kCachedTaps, "the exact path keeps its weights in w_x / w_y");
 // 3-channel samples only: in the generic instantiation (kC = 0, eight accumulators per pixel) the
 // extra path spilled 70-150 B more under the kernel's 48 registers.
 template <typename In, int kC>
@@ -67,13 +70,13 @@ constexpr bool kExactTaps = std::is_same_v<In, uint8_t> && kC == 3;
 
 __device__ __forceinline__ int ShiftedLo(const Tap& t, int n, int extent) { return min(t.lo, extent - n); }
 
-// Calls fn(std::integral_constant<int, N>) with N == n, for n in [1, kExactMaxTaps].
-template <int N = 1, typename Fn>
+// Calls fn(std::integral_constant<int, N>) with N == n, for n in [1, kMax].
+template <int kMax, int N = 1, typename Fn>
 __device__ __forceinline__ void WithTapCount(int n, Fn&& fn) {
   if (n == N) {
     fn(std::integral_constant<int, N>{});
-  } else if constexpr (N < kExactMaxTaps) {
-    WithTapCount<N + 1>(n, fn);
+  } else if constexpr (N < kMax) {
+    WithTapCount<kMax, N + 1>(n, fn);
   }
 }
 
@@ -87,7 +90,7 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
   constexpr int kCh = kC == 0 ? kMaxResampleChannels : kC;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
-  for (int e = tid; e < kExactMaxTaps * (kTileW + kTileH); e += kTileW * kRowThreads) {
+  for (int e = tid; e < kExactMaxTaps<F> * (kTileW + kTileH); e += kTileW * kRowThreads) {
     const int k = e / (kTileW + kTileH), i = e - k * (kTileW + kTileH);
     if (i < kTileW) {
       if (i < tw && k < nx) {
@@ -104,7 +107,7 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
   __syncthreads();
   // Horizontal pass: thread column tx, rows strided by kRowThreads.
   if (tx < tw) {
-    WithTapCount(nx, [&](auto taps) {
+    WithTapCount<kExactMaxTaps<F>>(nx, [&](auto taps) {
       constexpr int N = decltype(taps)::value;
       float wk[N];
 #pragma unroll
@@ -136,7 +139,7 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
   }
   __syncthreads();
   // Vertical pass and outputs: kPixelsPerThread pixels per thread.
-  WithTapCount(ny, [&](auto taps) {
+  WithTapCount<kExactMaxTaps<F>>(ny, [&](auto taps) {
     constexpr int N = decltype(taps)::value;
 #pragma unroll
     for (int p = 0; p < kPixelsPerThread; ++p) {
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
     __syncthreads();
     if constexpr (kExactTaps<In, kC>) {
       const int nx = tile_taps[0], ny = tile_taps[1];
-      if (nx >= 1 && ny >= 1 && nx <= kExactMaxTaps && ny <= kExactMaxTaps && nx <= d.axis_x.extent &&
+      if (nx >= 1 && ny >= 1 && nx <= kExactMaxTaps<F> && ny <= kExactMaxTaps<F> && nx <= d.axis_x.extent &&
           ny <= d.axis_y.extent) {
         const int lo_rows = ShiftedLo(tap_y[0], ny, d.axis_y.extent);
         const int hi_rows = ShiftedLo(tap_y[th - 1], ny, d.axis_y.extent) + ny;
