@@ -114,28 +114,31 @@ bool NoGpu(benchmark::State& state) {
 }
 
 // resize / random_resized_crop: 256 x (375, 500, channels) uint8 -> (224, 224, channels) uint8.
-// 3 channels take the kernels' 3-channel paths, other counts the generic ones.
-void BM_Resample(benchmark::State& state, Filter filter, bool antialias, bool random_window, int64_t channels = kC) {
+// 3 channels take the kernels' 3-channel paths, other counts the generic ones. `in_scale` 2: the
+// inputs are 750 x 1000 (a 3.3x antialiased downscale: more taps, more input rows per tile).
+void BM_Resample(benchmark::State& state, Filter filter, bool antialias, bool random_window, int64_t channels = kC,
+                 int64_t in_scale = 1) {
   if (NoGpu(state)) return;
+  const int64_t in_h = kH * in_scale, in_w = kW * in_scale;
   const size_t out_bytes = size_t{kOut} * kOut * static_cast<size_t>(channels);
   std::vector<ops::ResampleDesc> d;
   double read_bytes = 0;
   const ops::RandomCropParams params;
   std::vector<ops::CropWindow> windows;
   for (int i = 0; i < kBatch; ++i) {
-    ops::CropWindow w{0, 0, kH, kW};
+    ops::CropWindow w{0, 0, in_h, in_w};
     if (random_window) {
       Philox rng(1234, 1, 0, static_cast<uint32_t>(i));
-      w = ops::DrawRandomCropWindow(rng, kH, kW, params);
+      w = ops::DrawRandomCropWindow(rng, in_h, in_w, params);
     }
     windows.push_back(w);
     read_bytes += static_cast<double>(w.h * w.w * channels);
   }
   const double min_bytes = read_bytes + static_cast<double>(out_bytes) * kBatch;
-  Setup s(out_bytes, static_cast<size_t>(min_bytes / 2), static_cast<size_t>(kH * kW * channels));
+  Setup s(out_bytes, static_cast<size_t>(min_bytes / 2), static_cast<size_t>(in_h * in_w * channels));
   for (int i = 0; i < kBatch; ++i) {
     const ops::CropWindow& w = windows[static_cast<size_t>(i)];
-    d.push_back(ops::MakeResampleDesc(s.In(i), Shape{kH, kW, channels}, w.y, w.x, w.h, w.w, s.Out(i, out_bytes),
+    d.push_back(ops::MakeResampleDesc(s.In(i), Shape{in_h, in_w, channels}, w.y, w.x, w.h, w.w, s.Out(i, out_bytes),
                                       Shape{kOut, kOut, channels}, filter, antialias));
   }
   const ops::ResampleDesc* dev = s.Upload(d);
@@ -186,6 +189,7 @@ BENCHMARK_CAPTURE(BM_Resample, random_resized_crop_linear_aa, Filter::kLinear, t
 BENCHMARK_CAPTURE(BM_Resample, resize_linear_noaa_gray, Filter::kLinear, false, false, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Resample, resize_linear_aa_gray, Filter::kLinear, true, false, 1)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_Resample, resize_linear_aa_rgba, Filter::kLinear, true, false, 4)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_Resample, resize_linear_aa_750x1000, Filter::kLinear, true, false, 3, 2)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Crop)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Flip)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
