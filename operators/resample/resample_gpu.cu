@@ -83,6 +83,28 @@ __device__ __forceinline__ void WithTapCount(int n, Fn&& fn) {
   }
 }
 
+// The horizontal sums of one output column over the row at px: taps k < min(kTaps, count) with
+// weights wk, per channel, in index order. The exact-taps path passes count = kTaps (no test left
+// after unrolling); the main path's unrolled loop the column's own count.
+template <typename In, Filter F, int kTaps, int kCh>
+__device__ __forceinline__ void HorizontalSums(const In* px, const float (&wk)[kTaps], int count, int c,
+                                               float (&h)[kCh]) {
+#pragma unroll
+  for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
+#pragma unroll
+  for (int k = 0; k < kTaps; ++k) {
+    if (k < count) {
+#pragma unroll
+      for (int ch = 0; ch < kCh; ++ch) {
+        if (ch < c) {
+          const float p = FMul(wk[k], resample::ToFloat(px[k * c + ch]));
+          h[ch] = kSkipZeroAdd<In, F> && k == 0 ? p : FAdd(h[ch], p);
+        }
+      }
+    }
+  }
+}
+
 // One tile on the exact-taps path (see kExactMaxTaps): weights (0 where a column or row lacks the
 // tap), horizontal pass of rows [lo_rows, hi_rows) into tmp, vertical pass, outputs.
 template <typename In, typename Out, Filter F, int kC>
@@ -119,20 +141,8 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
       const In* first = in + static_cast<int64_t>(ShiftedLo(tap_x[tx], N, d.axis_x.extent)) * c;
 #pragma unroll 1
       for (int r = lo_rows + ty; r < hi_rows; r += kRowThreads) {
-        const In* px = first + static_cast<int64_t>(r) * d.in_row_stride;
         float h[kCh];
-#pragma unroll
-        for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
-#pragma unroll
-        for (int k = 0; k < N; ++k) {
-#pragma unroll
-          for (int ch = 0; ch < kCh; ++ch) {
-            if (ch < c) {
-              const float p = FMul(wk[k], resample::ToFloat(px[k * c + ch]));
-              h[ch] = kSkipZeroAdd<In, F> && k == 0 ? p : FAdd(h[ch], p);
-            }
-          }
-        }
+        HorizontalSums<In, F>(first + static_cast<int64_t>(r) * d.in_row_stride, wk, N, c, h);
         float* dst = tmp + ((r - lo_rows) * kTileW + tx) * c;
 #pragma unroll
         for (int ch = 0; ch < kCh; ++ch) {
@@ -283,22 +293,8 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
           const In* first = in + static_cast<int64_t>(t.lo) * c;
 #pragma unroll 1
           for (int r = chunk_lo + ty; r < chunk_hi; r += kRowThreads) {
-            const In* px = first + static_cast<int64_t>(r) * d.in_row_stride;
             float h[kCh];
-#pragma unroll
-            for (int ch = 0; ch < kCh; ++ch) h[ch] = 0.f;
-#pragma unroll
-            for (int k = 0; k < kUnrolledTaps<F>; ++k) {
-              if (k < t.count) {
-#pragma unroll
-                for (int ch = 0; ch < kCh; ++ch) {
-                  if (ch < c) {
-                    const float p = FMul(wk[k], resample::ToFloat(px[k * c + ch]));
-                    h[ch] = kSkipZeroAdd<In, F> && k == 0 ? p : FAdd(h[ch], p);
-                  }
-                }
-              }
-            }
+            HorizontalSums<In, F>(first + static_cast<int64_t>(r) * d.in_row_stride, wk, t.count, c, h);
             float* dst = tmp + ((r - chunk_lo) * kTileW + tx) * c;
 #pragma unroll
             for (int ch = 0; ch < kCh; ++ch) {
