@@ -1,12 +1,14 @@
 // The tiled two-pass resampling kernel (two launches: 3-channel samples, the rest; see kC) and
 // ResampleGpu's dispatch. Per batch, blockIdx.y = sample, blocks along x visit the sample's
-// 32 x 16 output tiles (grid-stride). Per tile:
+// 32 x H output tiles (grid-stride; H = 32 for 3-channel samples, 16 otherwise). Per tile:
 //
-//   taps of the tile's 32 columns and 16 rows          (shared; first 16 weights cached)
+//   taps of the tile's 32 columns and H rows           (shared; first 16 weights cached)
 //   for each chunk of the input rows the tile needs:    (one chunk unless the downscale is large)
 //     horizontal pass: window rows -> float tmp[row][32][C]   (shared memory, never global)
-//     vertical pass:   acc[pixel][C] += w * tmp         (registers, 2 pixels per thread)
-//   write the 32 x 16 x C outputs (consecutive threads write consecutive pixels)
+//     vertical pass:   acc[pixel][C] += w * tmp         (registers, H / 8 pixels per thread)
+//   write the 32 x H x C outputs (consecutive threads write consecutive pixels)
+//
+// 3-channel uint8 tiles whose tap counts are small take the exact-taps path (kExactMaxTaps below).
 //
 // The input is read once per tile (plus the filter's halo), the output written once; the
 // intermediate never leaves the SM. Arithmetic: resample_math.h, same as the CPU reference.
@@ -41,7 +43,7 @@ __device__ __forceinline__ int MaxTaps(Filter f, const Axis& a) {
   return f == Filter::kNearest ? 1 : static_cast<int>(floorf(2.f * a.support)) + 2;
 }
 
-// kC = 3: the kernel for 3-channel samples (accumulators for 3 channels and a 16 KiB row buffer;
+// kC = 3: the kernel for 3-channel samples (accumulators for 3 channels and a 24 KiB row buffer;
 // the 8-channel kernel's 80 registers and 36 KiB gave 3 blocks per SM on the H100). kC = 0: any
 // other count up to kMaxResampleChannels. Both are launched and each skips the other's samples:
 // the channel count is per-iteration data, which a captured launch must not bake in.
