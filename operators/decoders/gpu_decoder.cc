@@ -118,6 +118,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   SlotState& slot = d.Slot(ws.slot());
   // This slot's host buffers (staging, decode parameters) were last read by its previous call;
   // under the executor that work has finished already, so this returns at once.
+  const bool slot_pending = !slot.done.Query();
+  const auto queried = Clock::now();
   slot.done.Synchronize();
   const auto waited = Clock::now();
   d.ReadEngineTimes(slot);
@@ -295,11 +297,14 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
   d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
   d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
+  d.counters.slot_query_seconds += std::chrono::duration<double>(queried - call_start).count();
+  d.counters.slot_pending_calls += slot_pending ? 1 : 0;
   d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
   for (int p = 0; p < hw_items; ++p) {
     const HwPart& part = slot.hw[static_cast<size_t>(p)];
     d.counters.hw_preallocations += part.preallocated ? 1 : 0;
     d.counters.hw_ready_wait_seconds += part.ready_wait_s;
+    d.counters.hw_end_pending += part.end_pending_at_return ? 1 : 0;
   }
   GpuDecoderCounters batch;
   batch.images_hardware = static_cast<int64_t>(d.hw_list.size());

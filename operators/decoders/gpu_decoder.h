@@ -95,6 +95,9 @@ struct GpuDecoderCounters {
   double phase_c_seconds = 0;   // phase C: the CPU path and its uploads
   double hw_start_seconds = 0;  // from phase B's start to the engines' call (waiting for a thread)
   double slot_wait_seconds = 0;  // at the call's start: the slot's previous work (slot.done)
+  int64_t slot_pending_calls = 0;  // calls whose slot's previous work had not finished at their start
+  double slot_query_seconds = 0;  // at the call's start: until the slot's done event was asked (no wait)
+  int64_t hw_end_pending = 0;  // engines' batches whose end event had not completed when the call returned
   double call_seconds = 0;      // whole Decode calls
   int64_t hw_preallocations = 0;  // the engines' buffers preallocated (first batch, then growth)
   double hw_ready_wait_seconds = 0;  // the engines' host wait for work on the stream before the call

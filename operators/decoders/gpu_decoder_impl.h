@@ -97,6 +97,7 @@ struct HwPart {
   // This call's share of the counters, added by Decode under its one lock at the end.
   bool preallocated = false;
   double ready_wait_s = 0;
+  bool end_pending_at_return = false;  // its end event had not completed when the call returned
   std::vector<const unsigned char*> data;
   std::vector<size_t> lengths;
   std::vector<nvjpegImage_t> images_out;

@@ -114,6 +114,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   }
   part.end.Record(stream);
   part.host_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  part.end_pending_at_return = !part.end.Query();
   part.images = n;
   part.pending = true;
 }

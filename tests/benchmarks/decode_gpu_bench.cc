@@ -33,7 +33,19 @@ namespace conveyor::ops {
 namespace {
 
 constexpr int kBatch = 256;
-constexpr int kSlots = 2;
+// Slots alternating (the executor's prefetch ring); CONVEYOR_DECODE_BENCH_SLOTS (1 to 8) changes it.
+int Slots() {
+  static const int slots = [] {
+    const char* v = std::getenv("CONVEYOR_DECODE_BENCH_SLOTS");
+    const int n = v == nullptr ? 2 : std::atoi(v);
+    if (n < 1 || n > 8) {
+      std::cerr << "CONVEYOR_DECODE_BENCH_SLOTS: expected 1 to 8, got \"" << v << "\"\n";
+      std::exit(2);
+    }
+    return n;
+  }();
+  return slots;
+}
 
 struct File {
   std::string name;
@@ -83,7 +95,7 @@ struct Runner {
   TbbThreadPool pool;
   OpSpec spec{"decoders.image", "bench"};
   Workspace ws{spec, kBatch};
-  std::vector<Buffer> outs[kSlots];
+  std::vector<std::vector<Buffer>> outs = std::vector<std::vector<Buffer>>(Slots());
   std::vector<GpuDecodeSample> samples = std::vector<GpuDecodeSample>(kBatch);
   const RandomCropParams crop;
   bool roi = false;
@@ -115,7 +127,7 @@ struct Runner {
 
   void Step() {
     const std::vector<File>& files = Files();
-    const int slot = static_cast<int>(iteration % kSlots);
+    const int slot = static_cast<int>(iteration % Slots());
     ws.set_slot(slot);
     ws.set_iteration(iteration);
     for (int i = 0; i < kBatch; ++i) {
@@ -167,6 +179,13 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
     // The engines' host wait for earlier stream work (CONVEYOR_JPEG_ENGINES_WAIT=0 turns it off).
     state.counters[prefix + "hw_ready_wait_ms"] = 1e3 * c.hw_ready_wait_seconds / calls;
     state.counters[prefix + "call_ms"] = 1e3 * c.call_seconds / calls;
+    // Was the slot's previous work still running at the call's start (a GPU backlog), how long the
+    // query took, and did the engines' batch outlast its host call.
+    state.counters[prefix + "slot_pending"] = static_cast<double>(c.slot_pending_calls) / calls;
+    state.counters[prefix + "query_ms"] = 1e3 * c.slot_query_seconds / calls;
+    if (c.hw_batches > 0) {
+      state.counters[prefix + "hw_end_pending"] = static_cast<double>(c.hw_end_pending) / calls;
+    }
   }
   state.counters[prefix + "hw_rate"] = c.hw_rate;
   state.counters[prefix + "cuda_rate"] = c.cuda_rate;
