@@ -13,10 +13,30 @@
 #include "cli/commands.h"
 #include "cli/session.h"
 #include "core/memory/stats.h"
+#include "operators/decoders/gpu_decoder.h"
 
 namespace conveyor::cli {
 namespace {
 double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+// The GPU decoders' time per Decode call over the timed part (every decoder of the process; empty
+// when none decoded): where a decoding pipeline's GPU issue time goes (docs/decoding.md).
+struct DecoderTimes {
+  double calls = 0, wait = 0, classify = 0, b = 0, c = 0, call = 0, pending = 0;
+};
+DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::GpuDecoderCounters& b) {
+  DecoderTimes t;
+  t.calls = static_cast<double>(b.calls - a.calls);
+  if (t.calls <= 0) return t;
+  auto ms = [&](double x, double y) { return 1e3 * (y - x) / t.calls; };
+  t.wait = ms(a.slot_wait_seconds, b.slot_wait_seconds);
+  t.classify = ms(a.classify_seconds, b.classify_seconds);
+  t.b = ms(a.phase_b_seconds, b.phase_b_seconds);
+  t.c = ms(a.phase_c_seconds, b.phase_c_seconds);
+  t.call = ms(a.call_seconds, b.call_seconds);
+  t.pending = static_cast<double>(b.slot_pending_calls - a.slot_pending_calls) / t.calls;
+  return t;
+}
 }  // namespace
 
 int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
@@ -26,6 +46,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   int64_t samples_per_it = 0;
   for (int64_t i = 0; i < o.warmup; ++i) session.Next().Sync();
   const ExecutorCounters before = session.pipeline().counters();
+  const ops::GpuDecoderCounters decoders_before = ops::ProcessGpuDecoderCounters();
   std::vector<double> rates, seconds;
   for (int r = 0; r < o.repeats; ++r) {
     int64_t samples = 0;
@@ -43,6 +64,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     rates.push_back(static_cast<double>(samples) / std::max(s, 1e-9));
   }
   const ExecutorCounters after = session.pipeline().counters();
+  const DecoderTimes dec = DecoderTimesBetween(decoders_before, ops::ProcessGpuDecoderCounters());
   std::vector<double> sorted = rates;
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
@@ -72,6 +94,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                   cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
     out << buf;
+    if (dec.calls > 0) {
+      std::snprintf(buf, sizeof(buf),
+                    " \"decoder_ms_per_call\": {\"slot_wait\": %.6f, \"classify\": %.6f, \"decode\": %.6f, "
+                    "\"cpu_path\": %.6f, \"call\": %.6f, \"slot_pending\": %.4f},\n",
+                    dec.wait, dec.classify, dec.b, dec.c, dec.call, dec.pending);
+      out << buf;
+    }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
     std::snprintf(buf, sizeof(buf),
                   " \"memory_mib\": {\"device_peak_in_use\": %.1f, \"device_from_driver\": %.1f, "
@@ -90,7 +119,16 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   std::snprintf(buf, sizeof(buf),
                 "| CPU stage | %.3f |\n| GPU issue | %.3f |\n| GPU wait | %.3f |\n| idle (waiting for the consumer) | %.3f |\n",
                 cpu, issue, wait, idle);
-  out << buf << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "
+  out << buf;
+  if (dec.calls > 0) {
+    std::snprintf(buf, sizeof(buf),
+                  "\n| GPU decoders, ms per call (timed part) | value |\n| --- | --- |\n| waiting for the slot's "
+                  "previous work | %.3f (%.0f%% of calls) |\n| classify (A) | %.3f |\n| engines + CUDA backend (B) | "
+                  "%.3f |\n| CPU path (C) | %.3f |\n| whole call | %.3f |\n",
+                  dec.wait, 100 * dec.pending, dec.classify, dec.b, dec.c, dec.call);
+    out << buf;
+  }
+  out << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "
       << (after.replays - before.replays) << " replays\n";
   std::snprintf(buf, sizeof(buf), "GPU memory in our pools: peak in use %.1f MiB, taken from the driver %.1f MiB\n",
                 Mib(dev.peak_bytes), Mib(dev.upstream_bytes));

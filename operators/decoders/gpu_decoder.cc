@@ -53,12 +53,31 @@ namespace {
 std::mutex process_counters_mu;
 GpuDecoderCounters process_counters;
 
+// One call's counts and phase times (`call`) added to a running total.
+void AddCallCounters(GpuDecoderCounters& to, const GpuDecoderCounters& call) {
+  to.images_hardware += call.images_hardware;
+  to.images_cuda += call.images_cuda;
+  to.images_cpu += call.images_cpu;
+  to.fallbacks += call.fallbacks;
+  to.calls += call.calls;
+  to.classify_seconds += call.classify_seconds;
+  to.phase_b_seconds += call.phase_b_seconds;
+  to.phase_c_seconds += call.phase_c_seconds;
+  to.hw_start_seconds += call.hw_start_seconds;
+  to.slot_wait_seconds += call.slot_wait_seconds;
+  to.slot_query_seconds += call.slot_query_seconds;
+  to.slot_pending_calls += call.slot_pending_calls;
+  to.call_seconds += call.call_seconds;
+  to.hw_preallocations += call.hw_preallocations;
+  to.hw_ready_wait_seconds += call.hw_ready_wait_seconds;
+  to.hw_end_pending += call.hw_end_pending;
+}
+
+// The process's totals: every decoder's counts and phase times; the engines' own batch times stay
+// per decoder (read a call later).
 void AddToProcessCounters(const GpuDecoderCounters& batch, const GpuDecoderCounters& latest) {
   std::lock_guard<std::mutex> lock(process_counters_mu);
-  process_counters.images_hardware += batch.images_hardware;
-  process_counters.images_cuda += batch.images_cuda;
-  process_counters.images_cpu += batch.images_cpu;
-  process_counters.fallbacks += batch.fallbacks;
+  AddCallCounters(process_counters, batch);
   process_counters.nvjpeg_available = latest.nvjpeg_available;
   process_counters.hardware_available = latest.hardware_available;
   process_counters.hw_share = latest.hw_share;
@@ -290,31 +309,29 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   const double cuda_s = cuda_end_ns.load() / 1e9;
   if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));
-  std::lock_guard<std::mutex> lock(d.counters_mu);
-  ++d.counters.calls;
-  d.counters.classify_seconds += std::chrono::duration<double>(b_start - a_start).count();
-  d.counters.phase_b_seconds += std::chrono::duration<double>(c_start - b_start).count();
-  d.counters.phase_c_seconds += std::chrono::duration<double>(c_end - c_start).count();
-  d.counters.hw_start_seconds += static_cast<double>(hw_start_ns.load()) / 1e9;
-  d.counters.slot_wait_seconds += std::chrono::duration<double>(waited - call_start).count();
-  d.counters.slot_query_seconds += std::chrono::duration<double>(queried - call_start).count();
-  d.counters.slot_pending_calls += slot_pending ? 1 : 0;
-  d.counters.call_seconds += std::chrono::duration<double>(Clock::now() - call_start).count();
+  // This call's share of the counters: added to the decoder's and to the process's.
+  GpuDecoderCounters batch;
+  batch.calls = 1;
+  batch.classify_seconds = std::chrono::duration<double>(b_start - a_start).count();
+  batch.phase_b_seconds = std::chrono::duration<double>(c_start - b_start).count();
+  batch.phase_c_seconds = std::chrono::duration<double>(c_end - c_start).count();
+  batch.hw_start_seconds = static_cast<double>(hw_start_ns.load()) / 1e9;
+  batch.slot_wait_seconds = std::chrono::duration<double>(waited - call_start).count();
+  batch.slot_query_seconds = std::chrono::duration<double>(queried - call_start).count();
+  batch.slot_pending_calls = slot_pending ? 1 : 0;
+  batch.call_seconds = std::chrono::duration<double>(Clock::now() - call_start).count();
   for (int p = 0; p < hw_items; ++p) {
     const HwPart& part = slot.hw[static_cast<size_t>(p)];
-    d.counters.hw_preallocations += part.preallocated ? 1 : 0;
-    d.counters.hw_ready_wait_seconds += part.ready_wait_s;
-    d.counters.hw_end_pending += part.end_pending_at_return ? 1 : 0;
+    batch.hw_preallocations += part.preallocated ? 1 : 0;
+    batch.hw_ready_wait_seconds += part.ready_wait_s;
+    batch.hw_end_pending += part.end_pending_at_return ? 1 : 0;
   }
-  GpuDecoderCounters batch;
   batch.images_hardware = static_cast<int64_t>(d.hw_list.size());
   batch.images_cuda = static_cast<int64_t>(d.cuda_list.size()) - cuda_refused;
   batch.images_cpu = static_cast<int64_t>(d.cpu_list.size());
   batch.fallbacks = refused;
-  d.counters.images_hardware += batch.images_hardware;
-  d.counters.images_cuda += batch.images_cuda;
-  d.counters.images_cpu += batch.images_cpu;
-  d.counters.fallbacks += batch.fallbacks;
+  std::lock_guard<std::mutex> lock(d.counters_mu);
+  AddCallCounters(d.counters, batch);
   AddToProcessCounters(batch, d.counters);
 }
 
