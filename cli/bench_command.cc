@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -71,6 +73,12 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                                           : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   const double its = std::max<double>(1.0, static_cast<double>(after.iterations - before.iterations));
   auto ms = [&](int64_t a, int64_t b) { return static_cast<double>(a - b) / 1e6 / its; };
+  // The GPU stage's issue time by part (segments in GPU order), ms per iteration.
+  std::vector<std::pair<std::string, double>> issue_parts;
+  for (size_t p = 0; p < after.gpu_issue_parts.size() && p < before.gpu_issue_parts.size(); ++p) {
+    issue_parts.emplace_back(after.gpu_issue_parts[p].name,
+                             static_cast<double>(after.gpu_issue_parts[p].ns - before.gpu_issue_parts[p].ns) / 1e6 / its);
+  }
   const double cpu = ms(after.stage_cpu_ns, before.stage_cpu_ns);
   const double issue = ms(after.stage_issue_ns, before.stage_issue_ns);
   const double wait = ms(after.stage_gpu_wait_ns, before.stage_gpu_wait_ns);
@@ -94,6 +102,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                   cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
     out << buf;
+    if (!issue_parts.empty()) {
+      out << " \"gpu_issue_parts_ms\": {";
+      for (size_t p = 0; p < issue_parts.size(); ++p) {
+        out << (p ? ", " : "") << '"' << issue_parts[p].first << "\": " << issue_parts[p].second;
+      }
+      out << "},\n";
+    }
     if (dec.calls > 0) {
       std::snprintf(buf, sizeof(buf),
                     " \"decoder_ms_per_call\": {\"slot_wait\": %.6f, \"classify\": %.6f, \"decode\": %.6f, "
@@ -120,6 +135,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                 "| CPU stage | %.3f |\n| GPU issue | %.3f |\n| GPU wait | %.3f |\n| idle (waiting for the consumer) | %.3f |\n",
                 cpu, issue, wait, idle);
   out << buf;
+  if (!issue_parts.empty()) {
+    out << "\n| GPU issue by part, ms per iteration | value |\n| --- | --- |\n";
+    for (const auto& [name, v] : issue_parts) {
+      std::snprintf(buf, sizeof(buf), "| %s | %.3f |\n", name.c_str(), v);
+      out << buf;
+    }
+  }
   if (dec.calls > 0) {
     std::snprintf(buf, sizeof(buf),
                   "\n| GPU decoders, ms per call (timed part) | value |\n| --- | --- |\n| waiting for the slot's "

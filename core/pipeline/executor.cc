@@ -151,6 +151,20 @@ ExecutorCounters Executor::counters() const {
   c.stage_idle_ns = state_->stage_idle_ns.load();
   c.stage_cpu_ns = state_->stage_cpu_ns.load();
   c.stage_issue_ns = state_->stage_issue_ns.load();
+  const auto& parts = state_->issue_part_ns;
+  for (size_t p = 0; !state_->segments.empty() && p < parts.size(); ++p) {
+    std::string name;
+    if (p == 0) {
+      name = "consumer waits + staging";
+    } else if (p == parts.size() - 1) {
+      name = "ready record";
+    } else {
+      const pipeline_internal::Segment& seg = state_->segments[p - 1];
+      for (int n : seg.nodes) name += (name.empty() ? "" : " + ") + state_->graph.node(n).name();
+      if (seg.captured) name += " (captured)";
+    }
+    c.gpu_issue_parts.push_back({std::move(name), parts[p].load()});
+  }
   c.copies_on_copy_stream = state_->copies_on_copy_stream.load();
   c.copies_in_graph = state_->copies_in_graph.load();
   for (size_t n = 0; n < state_->ops.size(); ++n) {

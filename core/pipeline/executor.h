@@ -84,6 +84,14 @@ struct ExecutorCounters {
   // launches, graph replays, the ready record).
   int64_t stage_cpu_ns = 0;
   int64_t stage_issue_ns = 0;
+  // stage_issue_ns by part, in GPU order: "consumer waits + staging", one entry per GPU segment
+  // (its nodes' names; captured segments marked "(captured)"), "ready record". Sums to about
+  // stage_issue_ns (the parts' clock reads differ by nanoseconds).
+  struct IssuePart {
+    std::string name;
+    int64_t ns = 0;
+  };
+  std::vector<IssuePart> gpu_issue_parts;
   // Staged CPU→GPU copies by path: on the copy stream (eager consumers, large edges), or as a
   // memcpy node inside the captured graph of the segment that reads the edge.
   int64_t copies_on_copy_stream = 0;

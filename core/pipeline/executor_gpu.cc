@@ -2,6 +2,8 @@
 // slot's previous iteration, stages pinned CPU outputs to the device (copy stream, or inside the
 // graph of the captured segment that reads them), then runs each segment — eager nodes here,
 // captured ones in executor_captured.cc — and records the slot's ready event.
+#include <chrono>
+
 #include "core/cuda/check.h"
 #include "core/error.h"
 #include "core/pipeline/executor_state.h"
@@ -119,6 +121,14 @@ void ExecutorState::StageCopies(Slot& slot) {
 
 void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   const StreamView stream = compute.view();
+  // Where the issue time goes (issue_part_ns): one clock read per segment.
+  auto mark = std::chrono::steady_clock::now();
+  auto add_part = [&](size_t part) {
+    const auto now = std::chrono::steady_clock::now();
+    issue_part_ns[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - mark).count(),
+                                  std::memory_order_relaxed);
+    mark = now;
+  };
   try {
     // Device buffers of this slot may still be read by the consumer of iteration k - depth.
     for (int i = 0; i < slot.consumer_pending; ++i) slot.consumer_done[i].Wait(stream);
@@ -127,16 +137,19 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   } catch (...) {
     RethrowWithContext(IterationPrefix(k) + "staging: ");
   }
+  add_part(0);
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
     if (seg.captured) {
       RunCaptured(static_cast<int>(s), k, slot);
+      add_part(1 + s);
       continue;
     }
     const int n = seg.nodes.front();
     try {
       if (IsExternal(n)) {
         RunExternalGpu(n, slot);
+        add_part(1 + s);
         continue;
       }
       BindGpuNode(n, k, slot, nullptr);
@@ -146,6 +159,7 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
     } catch (...) {
       RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
+    add_part(1 + s);
   }
   try {
     slot.ready->Record(stream);
@@ -153,6 +167,7 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   } catch (...) {
     RethrowWithContext(IterationPrefix(k));
   }
+  add_part(segments.size() + 1);
 }
 
 }  // namespace conveyor::pipeline_internal

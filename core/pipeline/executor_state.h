@@ -235,6 +235,9 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   std::chrono::steady_clock::time_point stage_mark;
   std::atomic<int64_t> stage_cpu_ns{0};
   std::atomic<int64_t> stage_issue_ns{0};
+  // Parts of stage_issue_ns: [0] consumer waits and staging copies, [1 + s] GPU segment s, then the
+  // ready record (ExecutorCounters::gpu_issue_parts). Sized once the segments are known.
+  std::vector<std::atomic<int64_t>> issue_part_ns;
   std::atomic<int64_t> copies_on_copy_stream{0};
   std::atomic<int64_t> copies_in_graph{0};
 };

@@ -91,6 +91,23 @@ void FeedOne(Pipeline& p, ByteBatches& batches, std::deque<TensorListCPU>& fed) 
   p.Feed("src", std::move(batch));
 }
 
+// Builds `p` fed two batches ahead from `batches` (samples up to max_size bytes) and takes
+// `iterations` outputs, each waited for and released, feeding one batch per output.
+void RunFedTwoAhead(Pipeline& p, int batch, int64_t max_size, int iterations) {
+  ByteBatches batches(batch, max_size, 2);
+  std::deque<TensorListCPU> fed;
+  for (int i = 0; i < 2; ++i) FeedOne(p, batches, fed);
+  p.Build();
+  for (int k = 0; k < iterations; ++k) {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    out.Release();
+    fed.pop_front();
+    FeedOne(p, batches, fed);
+    p.Run();
+  }
+}
+
 TEST(ExecutorHostPhase, MatchesTheHostReferenceAndTheCapturedSegmentAfterItStaysCaptured) {
   CONVEYOR_REQUIRE_GPU();
   constexpr int kBatch = 5, kPrefetch = 3, kIterations = 60;
@@ -141,6 +158,35 @@ TEST(ExecutorHostPhase, MatchesTheHostReferenceAndTheCapturedSegmentAfterItStays
   EXPECT_EQ(c.replays, kIterations);
 }
 
+// ExecutorCounters::gpu_issue_parts says where the GPU stage's issue time goes: the host phase's
+// node (5 ms of sleeps per iteration on the pool) takes nearly all of it, named and in GPU order
+// beside the captured segment after it; the parts add up to no more than the whole.
+TEST(ExecutorHostPhase, IssueTimeIsSplitByGpuSegment) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int kBatch = 4, kIterations = 12;
+  Pipeline p = Pipeline::FromYaml(Yaml(
+      "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
+      "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], args: {sleep_ms: 5}, outputs: [x]}\n"
+      "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
+      "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n",
+      "y2", kBatch, 4, 2));
+  RunFedTwoAhead(p, kBatch, 500, kIterations);
+  const ExecutorCounters c = p.counters();
+  std::vector<std::string> names;
+  int64_t sum = 0, hp = 0;
+  for (const auto& part : c.gpu_issue_parts) {
+    names.push_back(part.name);
+    EXPECT_GE(part.ns, 0) << part.name;
+    sum += part.ns;
+    if (part.name == "hp") hp = part.ns;
+  }
+  EXPECT_THAT(names, ::testing::ElementsAre("consumer waits + staging", "hp", "a1 + a2 (captured)", "ready record"));
+  EXPECT_LE(sum, c.stage_issue_ns);
+  // Each finished iteration slept 5 ms in hp's RunGpu (4 samples of 5 ms on 4 threads).
+  EXPECT_GE(hp, c.iterations * 5'000'000) << c.iterations << " iterations";
+  EXPECT_GE(static_cast<double>(hp), 0.8 * static_cast<double>(c.stage_issue_ns));
+}
+
 TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
   CONVEYOR_REQUIRE_GPU();
   testing::ClearTimeline();
@@ -152,18 +198,7 @@ TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
       "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], "
       "args: {sleep_ms: 10, spin_ms: 60, record: true}, outputs: [x]}\n",
       "x", kBatch, 4, 2));
-  ByteBatches batches(kBatch, 1000, 2);
-  std::deque<TensorListCPU> fed;
-  for (int i = 0; i < 2; ++i) FeedOne(p, batches, fed);
-  p.Build();
-  for (int k = 0; k < 6; ++k) {
-    PipelineOutputs out = p.Outputs();
-    out.Sync();
-    out.Release();
-    fed.pop_front();
-    FeedOne(p, batches, fed);
-    p.Run();
-  }
+  RunFedTwoAhead(p, kBatch, 1000, 6);
   EXPECT_GE(testing::HostPhaseMaxThreads(), 2) << "the host phase ran on one thread: not on the executor's pool";
   std::map<std::pair<std::string, int64_t>, std::pair<Clock::time_point, Clock::time_point>> spans;
   for (const auto& e : testing::Timeline()) {
