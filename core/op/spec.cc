@@ -48,7 +48,7 @@ const OpSchema& OpSpec::schema() const {
   return entry->schema;
 }
 
-ArgValue OpSpec::ArgOrDefault(const std::string& name) const {
+const ArgValue& OpSpec::ArgOrDefault(const std::string& name) const {
   if (auto it = args_.find(name); it != args_.end()) return it->second;
   const ArgSchema* arg = schema().FindArg(name);
   if (arg == nullptr) {

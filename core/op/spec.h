@@ -62,7 +62,8 @@ class OpSpec {
   T Arg(const std::string& name) const {
     return ArgOrDefault(name).As<T>();
   }
-  ArgValue ArgOrDefault(const std::string& name) const;
+  // A reference to the spec's value or the schema's default (both outlive the spec's use).
+  const ArgValue& ArgOrDefault(const std::string& name) const;
 
   // The registered schema (looked up by op name). Throws ConfigError with suggestions.
   const OpSchema& schema() const;

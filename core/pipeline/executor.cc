@@ -152,18 +152,23 @@ ExecutorCounters Executor::counters() const {
   c.stage_cpu_ns = state_->stage_cpu_ns.load();
   c.stage_issue_ns = state_->stage_issue_ns.load();
   const auto& parts = state_->issue_part_ns;
-  for (size_t p = 0; !state_->segments.empty() && p < parts.size(); ++p) {
-    std::string name;
-    if (p == 0) {
-      name = "consumer waits + staging";
-    } else if (p == parts.size() - 1) {
-      name = "ready record";
-    } else {
-      const pipeline_internal::Segment& seg = state_->segments[p - 1];
-      for (int n : seg.nodes) name += (name.empty() ? "" : " + ") + state_->graph.node(n).name();
-      if (seg.captured) name += " (captured)";
+  if (!state_->segments.empty()) {
+    c.gpu_issue_parts.push_back({"consumer waits + staging", parts.front().load()});
+    for (size_t seg = 0; seg < state_->segments.size(); ++seg) {
+      const pipeline_internal::Segment& segment = state_->segments[seg];
+      std::string name;
+      for (int n : segment.nodes) name += (name.empty() ? "" : " + ") + state_->graph.node(n).name();
+      if (segment.captured) name += " (captured)";
+      const size_t at = pipeline_internal::ExecutorState::IssueSetupPart(seg);
+      if (state_->issue_detail) {
+        c.gpu_issue_parts.push_back({name + ": setup + place", parts[at].load()});
+        c.gpu_issue_parts.push_back({name + ": prepare", parts[at + 1].load()});
+        c.gpu_issue_parts.push_back({name + ": run", parts[at + 2].load()});
+      } else {
+        c.gpu_issue_parts.push_back({name, parts[at].load() + parts[at + 1].load() + parts[at + 2].load()});
+      }
     }
-    c.gpu_issue_parts.push_back({std::move(name), parts[p].load()});
+    c.gpu_issue_parts.push_back({"ready record", parts.back().load()});
   }
   c.copies_on_copy_stream = state_->copies_on_copy_stream.load();
   c.copies_in_graph = state_->copies_in_graph.load();

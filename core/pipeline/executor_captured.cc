@@ -21,6 +21,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
       RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
   }
+  IssueMark(IssueSetupPart(static_cast<size_t>(segment)), true);
   // Staged edges copied inside this graph: the pinned source joins the signature (its address and
   // capacity are baked into the memcpy node; the device side is a node input, already there).
   int graph_copies = 0;
@@ -51,6 +52,7 @@ void ExecutorState::RunCaptured(int segment, int64_t k, Slot& slot) {
   } catch (...) {
     RethrowWithContext(IterationPrefix(k) + "descriptors: ");
   }
+  IssueMark(IssueSetupPart(static_cast<size_t>(segment)) + 1, true);
   signature.AddWord(reinterpret_cast<uintptr_t>(arena.host_buffer().data()));
   signature.AddWord(reinterpret_cast<uintptr_t>(arena.device_buffer().data()));
   signature.AddWord(arena.generation());

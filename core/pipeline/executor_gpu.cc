@@ -121,14 +121,7 @@ void ExecutorState::StageCopies(Slot& slot) {
 
 void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   const StreamView stream = compute.view();
-  // Where the issue time goes (issue_part_ns): one clock read per segment.
-  auto mark = std::chrono::steady_clock::now();
-  auto add_part = [&](size_t part) {
-    const auto now = std::chrono::steady_clock::now();
-    issue_part_ns[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - mark).count(),
-                                  std::memory_order_relaxed);
-    mark = now;
-  };
+  issue_mark = std::chrono::steady_clock::now();  // where the issue time goes: issue_part_ns
   try {
     // Device buffers of this slot may still be read by the consumer of iteration k - depth.
     for (int i = 0; i < slot.consumer_pending; ++i) slot.consumer_done[i].Wait(stream);
@@ -137,29 +130,32 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   } catch (...) {
     RethrowWithContext(IterationPrefix(k) + "staging: ");
   }
-  add_part(0);
+  IssueMark(0, false);
   for (size_t s = 0; s < segments.size(); ++s) {
     const Segment& seg = segments[s];
+    const size_t part = IssueSetupPart(s);
     if (seg.captured) {
       RunCaptured(static_cast<int>(s), k, slot);
-      add_part(1 + s);
+      IssueMark(part + 2, false);
       continue;
     }
     const int n = seg.nodes.front();
     try {
       if (IsExternal(n)) {
         RunExternalGpu(n, slot);
-        add_part(1 + s);
+        IssueMark(part + 2, false);
         continue;
       }
       BindGpuNode(n, k, slot, nullptr);
+      IssueMark(part, true);
       ops[n]->PrepareGpu(*slot.ws[n]);
+      IssueMark(part + 1, true);
       ops[n]->RunGpu(*slot.ws[n]);
       CONVEYOR_CHECK_LAUNCH("RunGpu");
     } catch (...) {
       RethrowNodeError(graph.node(n), NodePrefix(graph.node(n), k));
     }
-    add_part(1 + s);
+    IssueMark(part + 2, false);
   }
   try {
     slot.ready->Record(stream);
@@ -167,7 +163,7 @@ void ExecutorState::RunGpuStage(int64_t k, Slot& slot) {
   } catch (...) {
     RethrowWithContext(IterationPrefix(k));
   }
-  add_part(segments.size() + 1);
+  IssueMark(issue_part_ns.size() - 1, false);
 }
 
 }  // namespace conveyor::pipeline_internal

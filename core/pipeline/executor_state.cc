@@ -151,7 +151,8 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     }
   }
   segment_staged.resize(segments.size());
-  issue_part_ns = std::vector<std::atomic<int64_t>>(segments.size() + 2);
+  issue_part_ns = std::vector<std::atomic<int64_t>>(3 * segments.size() + 2);
+  if (const char* v = std::getenv("CONVEYOR_ISSUE_DETAIL")) issue_detail = std::string(v) == "1";
   for (size_t j = 0; j < staged_outputs.size(); ++j) {
     if (staged_segment[j] < 0) staged_segment[j] = -1;
     else segment_staged[staged_segment[j]].push_back(static_cast<int>(j));

@@ -235,9 +235,23 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   std::chrono::steady_clock::time_point stage_mark;
   std::atomic<int64_t> stage_cpu_ns{0};
   std::atomic<int64_t> stage_issue_ns{0};
-  // Parts of stage_issue_ns: [0] consumer waits and staging copies, [1 + s] GPU segment s, then the
-  // ready record (ExecutorCounters::gpu_issue_parts). Sized once the segments are known.
+  // Parts of stage_issue_ns (ExecutorCounters::gpu_issue_parts), sized once the segments are known:
+  // [0] consumer waits and staging copies; GPU segment s at [1 + 3s] its nodes' Setup and output
+  // placement, [2 + 3s] PrepareGpu (and a captured segment's descriptor upload), [3 + 3s] RunGpu or
+  // the graph's replay; last the ready record. Without issue_detail a segment's time all goes to
+  // [3 + 3s] (one clock read per segment); CONVEYOR_ISSUE_DETAIL=1 reads the clock at each step.
   std::vector<std::atomic<int64_t>> issue_part_ns;
+  bool issue_detail = false;
+  std::chrono::steady_clock::time_point issue_mark;  // the stage thread's, between IssueMark calls
+  // Adds the time since the last mark to part `part`; a `fine` mark is skipped without issue_detail.
+  void IssueMark(size_t part, bool fine) {
+    if (fine && !issue_detail) return;
+    const auto now = std::chrono::steady_clock::now();
+    issue_part_ns[part].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(now - issue_mark).count(),
+                                  std::memory_order_relaxed);
+    issue_mark = now;
+  }
+  static size_t IssueSetupPart(size_t segment) { return 1 + 3 * segment; }
   std::atomic<int64_t> copies_on_copy_stream{0};
   std::atomic<int64_t> copies_in_graph{0};
 };

@@ -64,8 +64,12 @@ class CropOp final : public Operator {
     CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, 0);
     const TensorListDesc in = ws.InputDesc(0);
     OutputDesc out{{}, in.dtype, "HWC"};
+    out.shapes.reserve(in.shapes.size());
+    // Each sample's window, checked once here; Run* add the addresses.
+    geometry_.resize(in.shapes.size());
+    CropArgs args(ws);
     for (int i = 0; i < static_cast<int>(in.shapes.size()); ++i) {
-      const CropDesc d = Desc(ws, i, in.shapes[static_cast<size_t>(i)], nullptr, nullptr);
+      const CropDesc& d = geometry_[static_cast<size_t>(i)] = Desc(args, i, in.shapes[static_cast<size_t>(i)]);
       out.shapes.push_back(Shape{d.out_h, d.out_w, in.shapes[static_cast<size_t>(i)][2]});
     }
     return {out};
@@ -77,7 +81,7 @@ class CropOp final : public Operator {
     ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const int s = static_cast<int>(i);
-        CropCpu(Desc(ws, s, in.shape(s), in.raw_sample(s), out.raw_sample(s)), in.dtype());
+        CropCpu(Bound(s, in.raw_sample(s), out.raw_sample(s)), in.dtype());
       }
     });
   }
@@ -86,7 +90,7 @@ class CropOp final : public Operator {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
     CropDesc* d = descs_.Write(ws.slot(), static_cast<size_t>(in.num_samples()), ws.stream());
-    for (int s = 0; s < in.num_samples(); ++s) d[s] = Desc(ws, s, in.shape(s), in.raw_sample(s), out.raw_sample(s));
+    for (int s = 0; s < in.num_samples(); ++s) d[s] = Bound(s, in.raw_sample(s), out.raw_sample(s));
   }
 
   void RunGpu(Workspace& ws) override {
@@ -97,21 +101,35 @@ class CropOp final : public Operator {
   }
 
  private:
-  // The window of sample i (checked), for an input of shape `s`.
-  CropDesc Desc(const Workspace& ws, int i, const Shape& s, const void* in, void* out) const {
-    const std::string where = ws.spec().Describe() + ": sample " + std::to_string(i);
-    CropDesc d{};
+  // The per-sample arguments, each read once per batch when constant.
+  struct CropArgs {
+    explicit CropArgs(const Workspace& ws)
+        : crop(ws, "crop"), crop_h(ws, "crop_h"), crop_w(ws, "crop_w"), pos_x(ws, "crop_pos_x"), pos_y(ws, "crop_pos_y") {}
+    SampleArg<std::vector<double>> crop;
+    SampleArg<double> crop_h, crop_w, pos_x, pos_y;
+  };
+
+  // Sample s's window from Setup with its addresses.
+  CropDesc Bound(int s, const void* in, void* out) const {
+    CropDesc d = geometry_[static_cast<size_t>(s)];
     d.in = in;
     d.out = out;
+    return d;
+  }
+
+  // The window of sample i (checked), for an input of shape `s`; no addresses.
+  CropDesc Desc(CropArgs& args, int i, const Shape& s) const {
+    const auto where = [&] { return spec().Describe() + ": sample " + std::to_string(i); };
+    CropDesc d{};
     d.in_h = s[0];
     d.in_w = s[1];
     d.channels = s[2];
     if (s.num_elements() == 0) return d;  // nothing to crop: (0, 0, C)
-    const std::vector<double> crop = ws.ArgForSample<std::vector<double>>("crop", i);
-    double h = ws.ArgForSample<double>("crop_h", i), w = ws.ArgForSample<double>("crop_w", i);
+    const std::vector<double>& crop = args.crop(i);
+    double h = args.crop_h(i), w = args.crop_w(i);
     if (!crop.empty()) {
       if (crop.size() != 2) {
-        throw InvalidArgument(where + ": crop must be [h, w], got " + std::to_string(crop.size()) + " values");
+        throw InvalidArgument(where() + ": crop must be [h, w], got " + std::to_string(crop.size()) + " values");
       }
       h = crop[0];
       w = crop[1];
@@ -120,27 +138,27 @@ class CropOp final : public Operator {
     d.out_w = std::llround(w);
     if (d.out_h < 1 || d.out_w < 1) {
       std::ostringstream m;
-      m << where << ": the crop window must be at least 1x1 (give crop [h, w] or crop_h and crop_w), got " << h << "x"
+      m << where() << ": the crop window must be at least 1x1 (give crop [h, w] or crop_h and crop_w), got " << h << "x"
         << w;
       throw InvalidArgument(m.str());
     }
-    const double px = ws.ArgForSample<double>("crop_pos_x", i), py = ws.ArgForSample<double>("crop_pos_y", i);
+    const double px = args.pos_x(i), py = args.pos_y(i);
     if (!(px >= 0 && px <= 1) || !(py >= 0 && py <= 1)) {
       std::ostringstream m;
-      m << where << ": crop_pos_x and crop_pos_y must lie in [0, 1], got " << px << " and " << py;
+      m << where() << ": crop_pos_x and crop_pos_y must lie in [0, 1], got " << px << " and " << py;
       throw InvalidArgument(m.str());
     }
     d.x0 = CropOrigin(px, d.in_w, d.out_w);
     d.y0 = CropOrigin(py, d.in_h, d.out_h);
     const bool fits = d.y0 >= 0 && d.x0 >= 0 && d.y0 + d.out_h <= d.in_h && d.x0 + d.out_w <= d.in_w;
     if (!fits && !pad_) {
-      throw InvalidArgument(where + ": crop window " + std::to_string(d.out_h) + "x" + std::to_string(d.out_w) +
+      throw InvalidArgument(where() + ": crop window " + std::to_string(d.out_h) + "x" + std::to_string(d.out_w) +
                             " at (y=" + std::to_string(d.y0) + ", x=" + std::to_string(d.x0) + ") does not fit the " +
                             std::to_string(d.in_h) + "x" + std::to_string(d.in_w) +
                             " image; use out_of_bounds_policy: pad");
     }
     if (pad_ && fill_.size() != 1 && static_cast<int64_t>(fill_.size()) != d.channels) {
-      throw InvalidArgument(where + ": fill_values has " + std::to_string(fill_.size()) + " values, the image has " +
+      throw InvalidArgument(where() + ": fill_values has " + std::to_string(fill_.size()) + " values, the image has " +
                             std::to_string(d.channels) + " channels (give 1 or " + std::to_string(d.channels) + ")");
     }
     for (int c = 0; c < kMaxCropFill; ++c) d.fill[c] = static_cast<float>(fill_[fill_.size() == 1 ? 0 : std::min<size_t>(c, fill_.size() - 1)]);
@@ -150,6 +168,7 @@ class CropOp final : public Operator {
   bool pad_;
   std::vector<double> fill_;
   SlotDescriptors<CropDesc> descs_;
+  std::vector<CropDesc> geometry_;  // this batch's windows, from Setup
 };
 
 const OperatorRegistration<CropOp> kRegistration(kCropSchema);

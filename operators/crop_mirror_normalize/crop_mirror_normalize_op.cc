@@ -91,8 +91,10 @@ class CropMirrorNormalizeOp final : public Operator {
     CheckInput(spec(), in, 0, {"HWC"}, kInputTypes);
     samples_.resize(in.shapes.size());
     OutputDesc out{{}, dtype_, chw_ ? Layout("CHW") : Layout("HWC")};
+    out.shapes.reserve(in.shapes.size());
+    SampleArgs args(ws);
     for (size_t i = 0; i < in.shapes.size(); ++i) {
-      samples_[i] = Describe(ws, in.shapes[i], static_cast<int>(i));
+      samples_[i] = Describe(args, in.shapes[i], static_cast<int>(i));
       const CmnSample& s = samples_[i];
       out.shapes.push_back(chw_ ? Shape{s.out_channels, s.h, s.w} : Shape{s.h, s.w, s.out_channels});
     }
@@ -133,7 +135,19 @@ class CropMirrorNormalizeOp final : public Operator {
 
  private:
   // Geometry and per-channel factors of sample i (no addresses yet).
-  CmnSample Describe(const Workspace& ws, const Shape& shape, int i) const {
+  // The per-sample arguments, each read once per batch when constant; the factors of constant
+  // mean and std computed once per channel count.
+  struct SampleArgs {
+    explicit SampleArgs(const Workspace& ws)
+        : pos_x(ws, "crop_pos_x"), pos_y(ws, "crop_pos_y"), mirror(ws, "mirror"), mean(ws, "mean"), std(ws, "std") {}
+    SampleArg<float> pos_x, pos_y;
+    SampleArg<int> mirror;
+    SampleArg<std::vector<double>> mean, std;
+    int64_t factors_channels = -1;  // the channel count mul/add were computed for (constant mean and std)
+    float mul[kCmnMaxChannels] = {}, add[kCmnMaxChannels] = {};
+  };
+
+  CmnSample Describe(SampleArgs& args, const Shape& shape, int i) const {
     CmnSample s{};
     const int64_t H = shape[0], W = shape[1], C = shape[2];
     if (C < 1 || C > kCmnMaxChannels || (pad_ && C + 1 > kCmnMaxChannels)) {
@@ -147,24 +161,31 @@ class CropMirrorNormalizeOp final : public Operator {
                             ", " + std::to_string(w) + "] does not fit the image of shape " + shape.ToString() +
                             " (out_of_bounds_policy \"error\")");
     }
-    s.y0 = static_cast<int32_t>(std::lround(static_cast<double>(ws.ArgForSample<float>("crop_pos_y", i)) * (H - h)));
-    s.x0 = static_cast<int32_t>(std::lround(static_cast<double>(ws.ArgForSample<float>("crop_pos_x", i)) * (W - w)));
+    s.y0 = static_cast<int32_t>(std::lround(static_cast<double>(args.pos_y(i)) * (H - h)));
+    s.x0 = static_cast<int32_t>(std::lround(static_cast<double>(args.pos_x(i)) * (W - w)));
     s.h = static_cast<int32_t>(h);
     s.w = static_cast<int32_t>(w);
     s.in_row_stride = W * C;
     s.channels = static_cast<int32_t>(C);
     s.out_channels = static_cast<int32_t>(C + (pad_ ? 1 : 0));
-    s.mirror = ws.ArgForSample<int>("mirror", i) != 0 ? 1 : 0;
-    const std::vector<float> mean = PerChannel(spec(), "mean", ws.ArgForSample<std::vector<double>>("mean", i), C, i);
-    const std::vector<float> std = PerChannel(spec(), "std", ws.ArgForSample<std::vector<double>>("std", i), C, i);
-    for (int64_t c = 0; c < C; ++c) {
-      if (std[static_cast<size_t>(c)] == 0.f) {
-        throw InvalidArgument(spec().Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
-                              std::to_string(c) + " at sample " + std::to_string(i));
+    s.mirror = args.mirror(i) != 0 ? 1 : 0;
+    const bool constant = !args.mean.fed() && !args.std.fed();
+    if (!constant || args.factors_channels != C) {
+      const std::vector<float> mean = PerChannel(spec(), "mean", args.mean(i), C, i);
+      const std::vector<float> std = PerChannel(spec(), "std", args.std(i), C, i);
+      for (int64_t c = 0; c < C; ++c) {
+        if (std[static_cast<size_t>(c)] == 0.f) {
+          throw InvalidArgument(spec().Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
+                                std::to_string(c) + " at sample " + std::to_string(i));
+        }
+        args.mul[c] = scale_ / std[static_cast<size_t>(c)];
+        args.add[c] = shift_ - mean[static_cast<size_t>(c)] * args.mul[c];
       }
-      const float mul = scale_ / std[static_cast<size_t>(c)];
-      s.mul[c] = mul;
-      s.add[c] = shift_ - mean[static_cast<size_t>(c)] * mul;
+      args.factors_channels = constant ? C : -1;
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      s.mul[c] = args.mul[c];
+      s.add[c] = args.add[c];
     }
     return s;
   }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,9 +29,9 @@ struct ResizeSizeArgs {
 };
 
 // {out_h, out_w} for an in_h x in_w image (both >= 1). Throws InvalidArgument prefixed with
-// `where` ("op \"r\" (resize): sample 3") when the arguments give no size, or several, or a
-// negative one.
+// where() ("op \"r\" (resize): sample 3"; called only to build the message) when the arguments
+// give no size, or several, or a negative one.
 std::pair<int64_t, int64_t> ResizeOutputSize(int64_t in_h, int64_t in_w, const ResizeSizeArgs& args,
-                                             const std::string& where);
+                                             const std::function<std::string()>& where);
 
 }  // namespace conveyor::ops

@@ -64,20 +64,25 @@ class ResizeOp final : public Operator {
     CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
     const TensorListDesc in = ws.InputDesc(0);
     OutputDesc out{{}, OutDType(in.dtype), "HWC"};
+    out.shapes.reserve(in.shapes.size());
+    // Constant arguments are read once, not per sample (SampleArg).
+    const SampleArg<std::vector<double>> size(ws, "size");
+    const SampleArg<double> resize_x(ws, "resize_x"), resize_y(ws, "resize_y");
+    const SampleArg<double> resize_shorter(ws, "resize_shorter"), resize_longer(ws, "resize_longer");
+    ResizeSizeArgs a;
+    a.max_size = ws.Arg<std::vector<double>>("max_size");
     for (int i = 0; i < static_cast<int>(in.shapes.size()); ++i) {
       const Shape& s = in.shapes[static_cast<size_t>(i)];
       if (s.num_elements() == 0) {
         out.shapes.push_back(Shape{0, 0, s[2]});
         continue;
       }
-      ResizeSizeArgs a;
-      a.size = ws.ArgForSample<std::vector<double>>("size", i);
-      a.resize_x = ws.ArgForSample<double>("resize_x", i);
-      a.resize_y = ws.ArgForSample<double>("resize_y", i);
-      a.resize_shorter = ws.ArgForSample<double>("resize_shorter", i);
-      a.resize_longer = ws.ArgForSample<double>("resize_longer", i);
-      a.max_size = ws.Arg<std::vector<double>>("max_size");
-      const auto [h, w] = ResizeOutputSize(s[0], s[1], a, ws.spec().Describe() + ": sample " + std::to_string(i));
+      a.size = size(i);
+      a.resize_x = resize_x(i);
+      a.resize_y = resize_y(i);
+      a.resize_shorter = resize_shorter(i);
+      a.resize_longer = resize_longer(i);
+      const auto [h, w] = ResizeOutputSize(s[0], s[1], a, [&] { return ws.spec().Describe() + ": sample " + std::to_string(i); });
       out.shapes.push_back(Shape{h, w, s[2]});
     }
     return {out};

@@ -21,18 +21,18 @@ std::string List(const std::vector<double>& v) {
 }  // namespace
 
 std::pair<int64_t, int64_t> ResizeOutputSize(int64_t in_h, int64_t in_w, const ResizeSizeArgs& a,
-                                             const std::string& where) {
+                                             const std::function<std::string()>& where) {
   if (!a.size.empty() && a.size.size() != 2) {
-    throw InvalidArgument(where + ": size must be [h, w], got " + List(a.size));
+    throw InvalidArgument(where() + ": size must be [h, w], got " + List(a.size));
   }
   for (double v : a.size) {
-    if (!(v >= 0)) throw InvalidArgument(where + ": size must not be negative, got " + List(a.size));
+    if (!(v >= 0)) throw InvalidArgument(where() + ": size must not be negative, got " + List(a.size));
   }
   for (auto [name, v] : {std::pair{"resize_x", a.resize_x}, std::pair{"resize_y", a.resize_y},
                          std::pair{"resize_shorter", a.resize_shorter}, std::pair{"resize_longer", a.resize_longer}}) {
     if (!(v >= 0)) {
       std::ostringstream s;
-      s << where << ": " << name << " must not be negative, got " << v;
+      s << where() << ": " << name << " must not be negative, got " << v;
       throw InvalidArgument(s.str());
     }
   }
@@ -41,7 +41,7 @@ std::pair<int64_t, int64_t> ResizeOutputSize(int64_t in_h, int64_t in_w, const R
   const bool by_shorter = a.resize_shorter > 0, by_longer = a.resize_longer > 0;
   const int modes = by_size + by_xy + by_shorter + by_longer;
   if (modes != 1) {
-    throw InvalidArgument(where + ": give exactly one of size, resize_x/resize_y, resize_shorter, resize_longer; got " +
+    throw InvalidArgument(where() + ": give exactly one of size, resize_x/resize_y, resize_shorter, resize_longer; got " +
                           (modes == 0 ? std::string("none") : std::to_string(modes) + " of them"));
   }
   double want_h = 0, want_w = 0;  // 0: follows the aspect ratio
@@ -60,7 +60,7 @@ std::pair<int64_t, int64_t> ResizeOutputSize(int64_t in_h, int64_t in_w, const R
     max_h = a.max_size[0];
     max_w = a.max_size[1];
   } else if (!a.max_size.empty()) {
-    throw InvalidArgument(where + ": max_size must be [m] or [h, w], got " + List(a.max_size));
+    throw InvalidArgument(where() + ": max_size must be [m] or [h, w], got " + List(a.max_size));
   }
   if (want_h > 0 && want_w > 0) {
     if (max_h > 0) want_h = std::min(want_h, max_h);

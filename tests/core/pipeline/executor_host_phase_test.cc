@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -160,31 +161,58 @@ TEST(ExecutorHostPhase, MatchesTheHostReferenceAndTheCapturedSegmentAfterItStays
 
 // ExecutorCounters::gpu_issue_parts says where the GPU stage's issue time goes: the host phase's
 // node (5 ms of sleeps per iteration on the pool) takes nearly all of it, named and in GPU order
-// beside the captured segment after it; the parts add up to no more than the whole.
-TEST(ExecutorHostPhase, IssueTimeIsSplitByGpuSegment) {
-  CONVEYOR_REQUIRE_GPU();
-  constexpr int kBatch = 4, kIterations = 12;
+// beside the captured segment after it; the parts add up to no more than the whole. With
+// CONVEYOR_ISSUE_DETAIL=1 each segment is split into setup + place, prepare and run, and hp's
+// sleeps land in its run.
+ExecutorCounters RunHostPhaseThenCaptured(int iterations) {
+  constexpr int kBatch = 4;
   Pipeline p = Pipeline::FromYaml(Yaml(
       "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
       "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], args: {sleep_ms: 5}, outputs: [x]}\n"
       "  - {op: testing.augment, name: a1, device: gpu, inputs: [x], outputs: [y1]}\n"
       "  - {op: testing.augment, name: a2, device: gpu, inputs: [y1], outputs: [y2]}\n",
       "y2", kBatch, 4, 2));
-  RunFedTwoAhead(p, kBatch, 500, kIterations);
-  const ExecutorCounters c = p.counters();
+  RunFedTwoAhead(p, kBatch, 500, iterations);
+  return p.counters();
+}
+
+// The parts' names in order, checking each is >= 0 and that they add up to at most the whole;
+// `hp_ns` gets the part named `hp_part`.
+std::vector<std::string> CheckIssueParts(const ExecutorCounters& c, const std::string& hp_part, int64_t& hp_ns) {
   std::vector<std::string> names;
-  int64_t sum = 0, hp = 0;
+  int64_t sum = 0;
   for (const auto& part : c.gpu_issue_parts) {
     names.push_back(part.name);
     EXPECT_GE(part.ns, 0) << part.name;
     sum += part.ns;
-    if (part.name == "hp") hp = part.ns;
+    if (part.name == hp_part) hp_ns = part.ns;
   }
-  EXPECT_THAT(names, ::testing::ElementsAre("consumer waits + staging", "hp", "a1 + a2 (captured)", "ready record"));
   EXPECT_LE(sum, c.stage_issue_ns);
+  return names;
+}
+
+TEST(ExecutorHostPhase, IssueTimeIsSplitByGpuSegment) {
+  CONVEYOR_REQUIRE_GPU();
+  const ExecutorCounters c = RunHostPhaseThenCaptured(12);
+  int64_t hp = 0;
+  EXPECT_THAT(CheckIssueParts(c, "hp", hp),
+              ::testing::ElementsAre("consumer waits + staging", "hp", "a1 + a2 (captured)", "ready record"));
   // Each finished iteration slept 5 ms in hp's RunGpu (4 samples of 5 ms on 4 threads).
   EXPECT_GE(hp, c.iterations * 5'000'000) << c.iterations << " iterations";
   EXPECT_GE(static_cast<double>(hp), 0.8 * static_cast<double>(c.stage_issue_ns));
+}
+
+TEST(ExecutorHostPhase, IssueDetailSplitsEachSegmentIntoSetupPrepareAndRun) {
+  CONVEYOR_REQUIRE_GPU();
+  ::setenv("CONVEYOR_ISSUE_DETAIL", "1", 1);
+  const ExecutorCounters c = RunHostPhaseThenCaptured(12);
+  ::unsetenv("CONVEYOR_ISSUE_DETAIL");
+  int64_t hp_run = 0;
+  EXPECT_THAT(CheckIssueParts(c, "hp: run", hp_run),
+              ::testing::ElementsAre("consumer waits + staging", "hp: setup + place", "hp: prepare", "hp: run",
+                                     "a1 + a2 (captured): setup + place", "a1 + a2 (captured): prepare",
+                                     "a1 + a2 (captured): run", "ready record"));
+  EXPECT_GE(hp_run, c.iterations * 5'000'000) << c.iterations << " iterations";
 }
 
 TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
