@@ -17,7 +17,26 @@ Pipeline Pipeline::FromYaml(const std::string& text, const std::string& base_dir
 }
 
 Pipeline::Pipeline(PipelineSpec spec, GraphOptions options) : spec_(std::move(spec)), options_(options) {}
-Pipeline::~Pipeline() = default;
+// CONVEYOR_COUNTERS_AT_EXIT=1: a built pipeline prints where its stage thread's time went, per
+// iteration, on stderr when destroyed — for front ends that do not show counters (Python, C API).
+Pipeline::~Pipeline() {
+  const char* env = std::getenv("CONVEYOR_COUNTERS_AT_EXIT");
+  if (executor_ == nullptr || env == nullptr || std::string(env) != "1") return;
+  try {
+    const ExecutorCounters c = executor_->counters();
+    const double its = c.iterations > 0 ? static_cast<double>(c.iterations) : 1.0;
+    auto ms = [&](int64_t ns) { return static_cast<double>(ns) / 1e6 / its; };
+    std::fprintf(stderr,
+                 "conveyor: pipeline \"%s\": %lld iterations; ms per iteration: CPU stage %.3f, GPU issue %.3f, GPU "
+                 "wait %.3f, idle (waiting for the consumer) %.3f\n",
+                 spec_.name.c_str(), static_cast<long long>(c.iterations), ms(c.stage_cpu_ns), ms(c.stage_issue_ns),
+                 ms(c.stage_gpu_wait_ns), ms(c.stage_idle_ns));
+    for (const auto& part : c.gpu_issue_parts) {
+      std::fprintf(stderr, "conveyor:   GPU issue, %s: %.3f ms\n", part.name.c_str(), ms(part.ns));
+    }
+  } catch (...) {  // a destructor reports nothing it cannot read
+  }
+}
 Pipeline::Pipeline(Pipeline&&) noexcept = default;
 Pipeline& Pipeline::operator=(Pipeline&&) noexcept = default;
 

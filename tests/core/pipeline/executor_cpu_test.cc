@@ -2,7 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -52,6 +54,35 @@ TEST(ExecutorCpu, RunsIterationsInOrderWithCorrectOutputs) {
   }
   EXPECT_GE(p.counters().iterations, 20);
   EXPECT_EQ(p.counters().captures, 0);
+}
+
+// CONVEYOR_COUNTERS_AT_EXIT=1: a built pipeline says where its stage thread's time went on stderr
+// when destroyed (front ends without counters: Python, the C API); nothing without it.
+TEST(ExecutorCpu, CountersAtExitArePrintedOnlyWhenAsked) {
+  const std::string yaml =
+      CpuYaml("  - {op: testing.pattern, name: src, args: {min_size: 3, max_size: 40, sleep_ms: 2}, outputs: [x]}\n", "x");
+  auto run = [&] {
+    Pipeline p = Pipeline::FromYaml(yaml);
+    p.Build();
+    for (int k = 0; k < 5; ++k) {
+      p.Outputs().Release();
+      p.Run();
+    }
+  };
+  ::testing::internal::CaptureStderr();
+  run();
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  ::setenv("CONVEYOR_COUNTERS_AT_EXIT", "1", 1);
+  ::testing::internal::CaptureStderr();
+  run();
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  ::unsetenv("CONVEYOR_COUNTERS_AT_EXIT");
+  EXPECT_THAT(said, ::testing::HasSubstr("conveyor: pipeline \"cpu_test\": "));
+  EXPECT_THAT(said, ::testing::HasSubstr("iterations; ms per iteration: CPU stage "));
+  // Each iteration's source slept 2 ms in the CPU stage.
+  const size_t at = said.find("CPU stage ");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GE(std::stod(said.substr(at + 10)), 1.9) << said;
 }
 
 TEST(ExecutorCpu, IndependentNodesRunConcurrently) {
