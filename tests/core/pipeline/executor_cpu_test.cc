@@ -2,7 +2,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-
 #include <chrono>
 #include <cstdlib>
 #include <optional>
