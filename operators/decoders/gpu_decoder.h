@@ -2,7 +2,8 @@
 // engines, nvJPEG's CUDA backend and CPU threads, balancing itself from measured throughput.
 //
 //   Decode(samples, ws):                       ws.ParallelFor on the executor's CPU threads
-//   A  classify (parallel)  parse headers, engines' support check per image (ROI included)
+//   A  classify (parallel)  split by the engines' share; for the images picked for the engines,
+//                           nvJPEG's header parse and support check (ROI included)
 //   B  decode   (parallel)  item 0: engines — one nvjpegDecodeBatched(Ex) on ws.stream()
 //                           other items: CUDA backend, one image each — nvjpegJpegStreamParse,
 //                             nvjpegDecodeJpegHost (Huffman on this thread), then

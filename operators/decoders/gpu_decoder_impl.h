@@ -131,6 +131,7 @@ struct GpuDecoder::Impl {
   mutable std::mutex counters_mu;
   GpuDecoderCounters counters;
   // Per-call scratch, reused.
+  std::vector<int> engine_candidates;  // this call's images picked for the engines, in order
   std::vector<uint8_t> engine_ok;
   std::vector<int> hw_list, cuda_list, cpu_list;
   std::vector<size_t> staging_offsets;
