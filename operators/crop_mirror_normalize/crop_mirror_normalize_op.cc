@@ -134,7 +134,6 @@ class CropMirrorNormalizeOp final : public Operator {
   }
 
  private:
-  // Geometry and per-channel factors of sample i (no addresses yet).
   // The per-sample arguments, each read once per batch when constant; the factors of constant
   // mean and std computed once per channel count.
   struct SampleArgs {
@@ -147,6 +146,7 @@ class CropMirrorNormalizeOp final : public Operator {
     float mul[kCmnMaxChannels] = {}, add[kCmnMaxChannels] = {};
   };
 
+  // Geometry and per-channel factors of sample i (no addresses yet).
   CmnSample Describe(SampleArgs& args, const Shape& shape, int i) const {
     CmnSample s{};
     const int64_t H = shape[0], W = shape[1], C = shape[2];

@@ -160,22 +160,21 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.hw_list.clear();
   d.cuda_list.clear();
   d.cpu_list.clear();
+  // Samples only the CPU path takes: not for nvJPEG, or nothing to decode.
+  auto cpu_only = [&](const GpuDecodeSample& s) {
+    return !nv || !s.is_jpeg || d.options.paths == DecodePaths::kCpuOnly || s.roi.h == 0 || s.roi.w == 0;
+  };
   std::vector<int>& picked = d.engine_candidates;
   picked.clear();
-  {
+  if (engines) {
     double acc = 0;
     for (int i = 0; i < n; ++i) {
-      const GpuDecodeSample& s = samples[i];
-      if (!nv || !s.is_jpeg || d.options.paths == DecodePaths::kCpuOnly || s.roi.h == 0 || s.roi.w == 0) continue;
-      bool engines_pick = false;
-      if (engines) {
-        acc += d.hw_share;
-        if (acc >= 1 - 1e-9) {
-          acc -= 1;
-          engines_pick = true;
-        }
+      if (cpu_only(samples[i])) continue;
+      acc += d.hw_share;
+      if (acc >= 1 - 1e-9) {
+        acc -= 1;
+        picked.push_back(i);
       }
-      if (engines_pick) picked.push_back(i);
     }
   }
   d.engine_ok.assign(n, 0);
@@ -223,10 +222,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   {
     size_t next_pick = 0;
     for (int i = 0; i < n; ++i) {
-      const GpuDecodeSample& s = samples[i];
       const bool is_pick = next_pick < picked.size() && picked[next_pick] == i;
       if (is_pick) ++next_pick;
-      if (!nv || !s.is_jpeg || d.options.paths == DecodePaths::kCpuOnly || s.roi.h == 0 || s.roi.w == 0) {
+      if (cpu_only(samples[i])) {
         d.cpu_list.push_back(i);
       } else if (is_pick && d.engine_ok[i]) {
         d.hw_list.push_back(i);

@@ -185,6 +185,19 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
   });
 }
 
+// One warp's taps of a tile edge: output `origin + lane` along `axis` for the `count` lanes the
+// tile has, and (lane 0) their largest tap count into *max_taps.
+__device__ __forceinline__ void EdgeTaps(Filter f, const Axis& axis, int origin, int count, int lane, Tap* taps,
+                                         int* max_taps) {
+  int n = 0;
+  if (lane < count) {
+    taps[lane] = MakeTap(f, axis, origin + lane);
+    n = taps[lane].count;
+  }
+  n = __reduce_max_sync(0xffffffffu, n);
+  if (lane == 0) *max_taps = n;
+}
+
 // At most 48 registers (5 blocks per SM): the 3-channel linear antialiased resize ran 0.331 ms at
 // 64 registers (4 blocks) and 0.308 at 48 on the H100. The generic instantiation (kC = 0) spills
 // 40-148 B under this bound; not yet measured (geometry_bench's gray and RGBA cases).
@@ -226,22 +239,9 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
 
     __syncthreads();  // the previous tile is done with the taps and tmp
     if (tid < kTileW) {  // warp 0: the columns' taps and their largest count
-      int n = 0;
-      if (tid < tw) {
-        tap_x[tid] = MakeTap(F, d.axis_x, ox0 + tid);
-        n = tap_x[tid].count;
-      }
-      n = __reduce_max_sync(0xffffffffu, n);
-      if (tid == 0) tile_taps[0] = n;
+      EdgeTaps(F, d.axis_x, ox0, tw, tid, tap_x, &tile_taps[0]);
     } else if (tid < 2 * kTileW) {  // warp 1: the rows'
-      const int r = tid - kTileW;
-      int n = 0;
-      if (r < th) {
-        tap_y[r] = MakeTap(F, d.axis_y, oy0 + r);
-        n = tap_y[r].count;
-      }
-      n = __reduce_max_sync(0xffffffffu, n);
-      if (r == 0) tile_taps[1] = n;
+      EdgeTaps(F, d.axis_y, oy0, th, tid - kTileW, tap_y, &tile_taps[1]);
     }
     __syncthreads();
     if constexpr (kExactTaps<In, kC>) {
