@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch peers of tests/benchmarks/geometry_bench on the same GPU: eager, torch.compile and
-torchvision v2, timed with CUDA events (median of N runs), printed as a table.
+torchvision v2, timed with CUDA events (median of N runs of one call, and per call of 10 back to back),
+printed as a table.
 
 Work (issue 10), 256 images 375x500x3 uint8 (HWC in memory, as Conveyor's input):
   resize -> 224x224 bilinear, antialias off / on (uint8 out: round and clamp)
@@ -28,6 +29,22 @@ def time_ms(fn, reps):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
+    return statistics.median(times), b2b_ms(fn)
+
+
+def b2b_ms(fn, k=10, timings=5):
+    """Per call, k calls enqueued back to back between two events (median of `timings`): the GPU's
+    time without the host's launch latency that one call between two events also counts — as the
+    C++ benchmarks' b2b_ms (tests/benchmarks/back_to_back.h)."""
+    times = []
+    for _ in range(timings):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(k):
+            fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / k)
     return statistics.median(times)
 
 
@@ -134,9 +151,9 @@ def main():
     add("copy (clone) of the input", "eager", lambda: imgs.clone(), 2 * imgs.numel())
 
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}  batch {n}")
-    print(f"{'work':40s} {'peer':18s} {'median ms':>10s} {'eff GB/s':>10s}")
-    for work, peer, ms, nbytes in results:
-        print(f"{work:40s} {peer:18s} {ms:10.4f} {nbytes / (ms * 1e-3) / 1e9:10.1f}")
+    print(f"{'work':40s} {'peer':18s} {'median ms':>10s} {'eff GB/s':>10s} {'b2b ms':>10s} {'b2b GB/s':>10s}")
+    for work, peer, (ms, b2b), nbytes in results:
+        print(f"{work:40s} {peer:18s} {ms:10.4f} {nbytes / (ms * 1e-3) / 1e9:10.1f} {b2b:10.4f} {nbytes / (b2b * 1e-3) / 1e9:10.1f}")
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 // Geometric image kernels (issue 10) timed with CUDA events on our own stream, each beside a
 // device-to-device cudaMemcpyAsync of the same minimal bytes (the input the kernel must read once
 // + the output it writes once; the copy moves half that many bytes, reading and writing them).
-// Counters: kernel_ms (median over iterations), eff_GBps on minimal bytes, copy_GBps, and
-// ratio_to_copy = copy time / kernel time (1.0 = at the copy roofline).
+// Counters: kernel_ms (median over iterations of one launch between two events), eff_GBps on
+// minimal bytes, copy_GBps, and ratio_to_copy = copy time / kernel time (1.0 = at the copy
+// roofline); the same with 20 launches back to back (b2b_*: back_to_back.h).
 //
 // Issue 10 targets on an H100, 256 images 375x500x3 uint8 -> 224x224 linear:
 //   resize without antialias <= 0.10 ms per batch, with antialias <= 0.20 ms.
@@ -26,6 +27,7 @@
 #include "operators/crop/crop.h"
 #include "operators/flip/flip.h"
 #include "operators/resample/resample.h"
+#include "tests/benchmarks/back_to_back.h"
 
 namespace conveyor {
 namespace {
@@ -104,6 +106,7 @@ void TimeLoop(benchmark::State& state, Setup& s, const std::function<void()>& la
   state.counters["copy_ms"] = copy_ms;
   state.counters["copy_GBps"] = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e-3) / 1e9;
   state.counters["ratio_to_copy"] = copy_ms / kernel_ms;
+  bench::ReportBackToBack(state, stream, launch, copy, min_bytes);
   state.SetLabel(cuda::DeviceName(cuda::CurrentDevice()));
 }
 

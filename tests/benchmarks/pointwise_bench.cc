@@ -2,7 +2,8 @@
 // device-to-device cudaMemcpyAsync moving the same minimal bytes (read the needed input once +
 // write the output once: a copy of half that many bytes reads and writes them). Counters:
 // effective GB/s on minimal bytes, copy GB/s, and ratio = copy time / kernel time (1.0 = at the
-// copy roofline). Issue 10's target: crop_mirror_normalize, 256 x 256x256x3 uint8 HWC → 224x224
+// copy roofline); the same with 20 launches back to back (b2b_*: back_to_back.h). Issue 10's
+// target: crop_mirror_normalize, 256 x 256x256x3 uint8 HWC → 224x224
 // float16 CHW, per-sample mirror: ≤ 0.048 ms (≥ 2.4 TB/s) on an H100.
 #include <benchmark/benchmark.h>
 
@@ -20,6 +21,7 @@
 #include "operators/crop_mirror_normalize/crop_mirror_normalize.h"
 #include "operators/image_common/affine.h"
 #include "operators/transpose/transpose.h"
+#include "tests/benchmarks/back_to_back.h"
 
 namespace conveyor {
 namespace {
@@ -63,6 +65,7 @@ void TimeLoop(benchmark::State& state, cuda::StreamView stream, const std::funct
   state.counters["copy_ms"] = copy_ms;
   state.counters["copy_GBps"] = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e-3) / 1e9;
   state.counters["ratio_to_copy"] = copy_ms / kernel_ms;
+  bench::ReportBackToBack(state, stream, launch, copy, min_bytes);
   state.SetLabel(cuda::DeviceName(cuda::CurrentDevice()));
 }
 
