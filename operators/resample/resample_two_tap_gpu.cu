@@ -287,7 +287,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
 }
 
 template <typename In, typename Out, Filter F>
-__global__ void __launch_bounds__(kTileW* kRowThreads) TwoTapKernel(const ResampleDesc* descs) {
+__global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const ResampleDesc* descs) {
   __shared__ TwoTapTaps s;
   __shared__ TwoTapStage st;
   const ResampleDesc d = descs[blockIdx.y];
