@@ -35,6 +35,7 @@ struct ResampleDesc {
   const void* in;   // the image (not the window)
   void* out;        // out_h x out_w x channels
   int64_t in_row_stride;  // elements per input row (image width * channels)
+  int64_t in_rows;        // rows of the image (not the window): what may be read around the window
   int y0, x0;       // window origin in the image
   int out_h, out_w;
   int channels;

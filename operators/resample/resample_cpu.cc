@@ -82,6 +82,7 @@ ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0,
   d.out = out;
   d.channels = static_cast<int>(in_shape[2]);
   d.in_row_stride = in_shape[1] * in_shape[2];
+  d.in_rows = in_shape[0];
   d.y0 = static_cast<int>(y0);
   d.x0 = static_cast<int>(x0);
   d.out_h = static_cast<int>(out_shape[0]);

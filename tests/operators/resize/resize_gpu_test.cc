@@ -86,6 +86,29 @@ TEST(ResizeGpu, EqualsCpuOnPhotoSizedAntialiasedDownscales) {
   }
 }
 
+// Photo-sized resizes without antialias (the two-tap kernel): its staged path for uint8 RGB linear
+// (each tile's input footprint copied to shared memory with aligned 16-byte loads, taps read from
+// there), the direct path for footprints too large to stage (230x1000: 4.5x across) and for
+// nearest, and upscales. Samples start at unaligned addresses (packed back to back), and the last
+// tiles' footprints end at their image's last byte (vectors past it assembled byte by byte).
+TEST(ResizeGpu, EqualsCpuOnPhotoSizedResizesWithoutAntialias) {
+  CONVEYOR_REQUIRE_GPU();
+  for (const char* interp : {"linear", "nearest"}) {
+    for (const char* out_dtype : {"uint8", "float32"}) {
+      SCOPED_TRACE(std::string(interp) + " -> " + out_dtype);
+      const TensorListCPU in = RandomImages(
+          {{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}, {101, 67, 3}, {224, 224, 3}},
+          DType::kUInt8);
+      ExpectGpuEqualsCpu(Resize()
+                             .SetArg("size", std::vector<double>{224, 224})
+                             .SetArg("interp_type", interp)
+                             .SetArg("antialias", false)
+                             .SetArg("dtype", out_dtype),
+                         in);
+    }
+  }
+}
+
 TEST(ResizeGpu, EqualsCpuForOneToEightChannels) {
   CONVEYOR_REQUIRE_GPU();
   for (int c : {1, 2, 4, 5, 8}) {
