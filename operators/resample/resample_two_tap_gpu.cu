@@ -286,6 +286,8 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
   }
 }
 
+// 48 registers, 5 blocks per SM: on the H100 (2026-11-26) the staged path ran 0.117 ms per batch at
+// 62 registers and 0.110 under this bound (the direct path before it 0.113), gray -6%.
 template <typename In, typename Out, Filter F>
 __global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const ResampleDesc* descs) {
   __shared__ TwoTapTaps s;
