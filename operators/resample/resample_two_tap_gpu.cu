@@ -69,6 +69,18 @@ __device__ __forceinline__ float ByteAsFloat(uint32_t w, int k) {
   return __fadd_rn(__uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u + static_cast<unsigned>(k))), -8388608.f);
 }
 
+// Convert<Out> for sums known to be >= 0 (uint8 inputs, linear weights): the clamp at 0 is left
+// out, the rest is resample::ToUint8's device branch (fmaxf(x, 0) == x for x >= 0.5).
+template <typename Out>
+__device__ __forceinline__ Out ConvertNonNegative(float v) {
+  if constexpr (sizeof(Out) == 1) {
+    const float c = fminf(FAdd(v, 0.5f), 255.f);
+    return static_cast<Out>(__float_as_uint(__fadd_rz(c, 8388608.f)) & 0xFFu);
+  } else {
+    return v;
+  }
+}
+
 // One tile on the staged path; false (before any barrier, block-uniformly) when its footprint does
 // not fit. `in` is the window's origin. Same expressions in the same order as the direct path.
 template <typename Out>
@@ -118,40 +130,45 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   __syncthreads();
   const int tx = threadIdx.x, ty = threadIdx.y;
   if (tx >= tw) return true;
+  // Without branches: every pixel reads two taps of two rows. A missing second tap (the window's
+  // last column or row) is weighted +0 and read at a position that exists (the next bytes of the
+  // staged row, or the first row again): its product is +0, and adding +0 to the non-negative sums
+  // changes nothing, so the outputs are the reference's bit for bit. The branches per tap and per
+  // row (and their reconvergence) were ~10 instructions per pixel of an issue-bound kernel (ncu on
+  // the H100: 0.80 instructions issued per scheduler cycle, SM 77% busy, DRAM 39%).
   const int xn = s.n_x[tx];
   const float wx0 = s.w_x[0][tx];
   const float wx1 = xn > 1 ? s.w_x[1][tx] : 0.f;
-  const int ob = (s.lo_x[tx] - xs) * 3;
+  const int ob = xn > 0 ? (s.lo_x[tx] - xs) * 3 : 0;
 #pragma unroll
   for (int p = 0; p < kDirectRows; ++p) {
     const int r = ty + p * kRowThreads;
     if (r >= th) break;
-    const int ny = xn > 0 ? s.n_y[r] : 0;
-    float acc[3] = {0.f, 0.f, 0.f};
+    const int ny = s.n_y[r];
+    const int sy0 = ny > 0 ? s.lo_y[r] - ys : 0;
+    const int sy1 = ny > 1 ? sy0 + 1 : sy0;
+    const float wy0 = s.w_y[0][r];
+    const float wy1 = ny > 1 ? s.w_y[1][r] : 0.f;
+    float h[2][3];
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
-      if (k >= ny) break;
-      const int sy = s.lo_y[r] + k - ys;
+      const int sy = k == 0 ? sy0 : sy1;
       const int o = st.lead[sy] + ob;
       const uint32_t* w = reinterpret_cast<const uint32_t*>(&st.bytes[sy][0]) + (o >> 2);
       const unsigned sh = static_cast<unsigned>(o & 3) * 8;
       const uint32_t lo4 = __funnelshift_r(w[0], w[1], sh), hi4 = __funnelshift_r(w[1], w[2], sh);
       // Tap 0 is bytes 0-2 of lo4; tap 1 byte 3 of lo4 and bytes 0-1 of hi4.
-      float h[3];
-#pragma unroll
-      for (int ch = 0; ch < 3; ++ch) h[ch] = FMul(wx0, ByteAsFloat(lo4, ch));
-      if (xn > 1) {
-        h[0] = FAdd(h[0], FMul(wx1, ByteAsFloat(lo4, 3)));
-        h[1] = FAdd(h[1], FMul(wx1, ByteAsFloat(hi4, 0)));
-        h[2] = FAdd(h[2], FMul(wx1, ByteAsFloat(hi4, 1)));
-      }
-      const float wy = s.w_y[k][r];
-#pragma unroll
-      for (int ch = 0; ch < 3; ++ch) acc[ch] = k == 0 ? FMul(wy, h[ch]) : FAdd(acc[ch], FMul(wy, h[ch]));
+      h[k][0] = FAdd(FMul(wx0, ByteAsFloat(lo4, 0)), FMul(wx1, ByteAsFloat(lo4, 3)));
+      h[k][1] = FAdd(FMul(wx0, ByteAsFloat(lo4, 1)), FMul(wx1, ByteAsFloat(hi4, 0)));
+      h[k][2] = FAdd(FMul(wx0, ByteAsFloat(lo4, 2)), FMul(wx1, ByteAsFloat(hi4, 1)));
     }
+    const bool any = xn > 0 && ny > 0;  // no tap on an axis: the reference's output is 0
+    float acc[3];
+#pragma unroll
+    for (int ch = 0; ch < 3; ++ch) acc[ch] = any ? FAdd(FMul(wy0, h[0][ch]), FMul(wy1, h[1][ch])) : 0.f;
     Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * 3;
 #pragma unroll
-    for (int ch = 0; ch < 3; ++ch) dst[ch] = Convert<Out>(acc[ch]);
+    for (int ch = 0; ch < 3; ++ch) dst[ch] = ConvertNonNegative<Out>(acc[ch]);
   }
   return true;
 }
