@@ -189,20 +189,22 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
     const int ox0 = (tile - tile_y * tiles_x) * kTileW;
     const int oy0 = tile_y * kDirectTileH;
     __syncthreads();  // the previous tile is done with the taps
+    // Taps with unit_stretch: this kernel runs only without antialiasing (ResampleGpu), and then
+    // every axis has stretch 1 (MakeAxis); descriptors made otherwise break ResampleGpu's contract.
     if (tid < kTileW) {
       if (ox0 + tid < d.out_w) {
-        const Tap t = MakeTap(F, d.axis_x, ox0 + tid);
+        const Tap t = MakeTap(F, d.axis_x, ox0 + tid, true);
         s.lo_x[tid] = t.lo;
         s.n_x[tid] = t.count < 2 ? t.count : 2;
-        for (int k = 0; k < s.n_x[tid]; ++k) s.w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k);
+        for (int k = 0; k < s.n_x[tid]; ++k) s.w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k, true);
       }
     } else if (tid < kTileW + kDirectTileH) {
       const int r = tid - kTileW;
       if (oy0 + r < d.out_h) {
-        const Tap t = MakeTap(F, d.axis_y, oy0 + r);
+        const Tap t = MakeTap(F, d.axis_y, oy0 + r, true);
         s.lo_y[r] = t.lo;
         s.n_y[r] = t.count < 2 ? t.count : 2;
-        for (int k = 0; k < s.n_y[r]; ++k) s.w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k);
+        for (int k = 0; k < s.n_y[r]; ++k) s.w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k, true);
       }
     }
     __syncthreads();
