@@ -91,15 +91,17 @@ class CpuClock:
         return total
 
 
-def run_timed(step, sync, batch, epoch_iterations, args):
+def run_timed(step, sync, batch, epoch_iterations, args, probe=None):
     """Runs the timing rule above. `step()` produces one batch, `sync()` waits for the last one.
-    Returns the dict of figures."""
+    Returns the dict of figures. `probe()`, if given, is read right before and right after the
+    timed repeats: the two readings come back as figures["probe"] = (before, after)."""
     untimed = (0 if args.no_epoch else epoch_iterations) + args.warmup
     for _ in range(untimed):
         step()
     sync()
     clock = CpuClock()
     rates, walls = [], []
+    before = probe() if probe else None
     cpu0 = clock.seconds()
     for _ in range(args.repeats):
         start = time.perf_counter()
@@ -110,7 +112,9 @@ def run_timed(step, sync, batch, epoch_iterations, args):
         walls.append(wall)
         rates.append(args.iterations * batch / wall)
     cpu = clock.seconds() - cpu0
+    after = probe() if probe else None
     return {
+        **({"probe": (before, after)} if probe else {}),
         "images_per_s": round(statistics.median(rates), 1),
         "images_per_s_min": round(min(rates), 1),
         "images_per_s_max": round(max(rates), 1),

@@ -71,7 +71,17 @@ def train(args, conveyor, gpu):
     step()
     first = next(iter(state["batch"]))
     epoch = -(-len(files) // args.batch)
-    figures = common.run_timed(step, sync, args.batch, epoch - 1, args)
+    # The stage thread's split over the timed repeats only (warm-up excluded), as `conveyor bench`
+    # reports it for the C++ rows: ms per iteration in the CPU stage, issuing the GPU stage, waiting
+    # for the GPU, idle (waiting for this loop). Bundles older than stage_times() skip it.
+    probe = pipe.stage_times if hasattr(pipe, "stage_times") else None
+    figures = common.run_timed(step, sync, args.batch, epoch - 1, args, probe=probe)
+    if "probe" in figures:
+        before, after = figures.pop("probe")
+        its = max(after["iterations"] - before["iterations"], 1)
+        figures["ms_per_iteration"] = {k: round((after[k] - before[k]) / its * 1e3, 3)
+                                       for k in ("cpu_stage", "gpu_issue", "gpu_wait", "idle")}
+        figures["stage_iterations"] = its
     shape = state["batch"][first]
     shape = list(shape.shape) if not isinstance(shape, list) else [len(shape)] + list(shape[0].shape)
     return dict(figures, files=len(files), output=first, output_shape=shape,

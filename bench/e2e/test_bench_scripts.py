@@ -130,3 +130,18 @@ def test_jpeg_files_says_what_it_expected(tmp_path):
         common.jpeg_files(str(tmp_path))
     with pytest.raises(SystemExit, match="expected --data"):
         common.jpeg_files(str(tmp_path / "missing"))
+
+
+def test_run_timed_reads_the_probe_around_the_timed_repeats_only():
+    import argparse
+    calls = {"steps": 0}
+
+    def step():
+        calls["steps"] += 1
+
+    args = argparse.Namespace(no_epoch=False, warmup=3, repeats=2, iterations=5)
+    figures = common.run_timed(step, lambda: None, 8, 4, args, probe=lambda: calls["steps"])
+    before, after = figures["probe"]
+    assert before == 4 + 3  # the untimed epoch and the warm-up ran before the first reading
+    assert after - before == 2 * 5  # exactly the timed repeats between the readings
+    assert "probe" not in common.run_timed(step, lambda: None, 8, 4, args)

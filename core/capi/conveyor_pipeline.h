@@ -119,6 +119,16 @@ CONVEYOR_API conveyor_status_t conveyor_pipeline_resume_from(conveyor_pipeline_t
 CONVEYOR_API conveyor_status_t conveyor_pipeline_skipped(conveyor_pipeline_t pipeline, int64_t* count, char* buffer,
                                                          size_t capacity, size_t* size);
 
+/* ---- where the time goes ------------------------------------------------------------------ */
+
+/* The stage thread's time so far: *iterations (stages finished), and ns[0..4] the nanoseconds, summed
+ * over them, spent in the CPU stage, issuing the GPU stage, host-waiting for a slot's previous GPU
+ * work (the GPU is the bottleneck) and idle (waiting for the consumer: outputs() / run()). The
+ * difference of two calls is the split over the span between them (e.g. timed blocks, without
+ * warm-up). CONVEYOR_ERROR_INVALID_ARGUMENT before build. */
+CONVEYOR_API conveyor_status_t conveyor_pipeline_stage_times(conveyor_pipeline_t pipeline, int64_t* iterations,
+                                                             int64_t ns[4]);
+
 /* The external_source nodes, in file order (names valid while the pipeline lives). */
 CONVEYOR_API conveyor_status_t conveyor_pipeline_external_source_count(conveyor_pipeline_t pipeline,
                                                                        int32_t* out);

@@ -375,6 +375,20 @@ conveyor_status_t conveyor_pipeline_checkpoint(conveyor_pipeline_t pipeline, cha
   });
 }
 
+conveyor_status_t conveyor_pipeline_stage_times(conveyor_pipeline_t pipeline, int64_t* iterations, int64_t ns[4]) {
+  return Guard(__func__, [&] {
+    Require(pipeline, "pipeline");
+    Require(iterations, "iterations");
+    Require(ns, "ns");
+    const ExecutorCounters c = pipeline->pipeline.counters();
+    *iterations = c.iterations;
+    ns[0] = c.stage_cpu_ns;
+    ns[1] = c.stage_issue_ns;
+    ns[2] = c.stage_gpu_wait_ns;
+    ns[3] = c.stage_idle_ns;
+  });
+}
+
 conveyor_status_t conveyor_pipeline_skipped(conveyor_pipeline_t pipeline, int64_t* count, char* buffer,
                                             size_t capacity, size_t* size) {
   return Guard(__func__, [&] {

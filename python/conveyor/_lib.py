@@ -133,6 +133,7 @@ _SIGNATURES = {
     "conveyor_pipeline_epoch_size": (_STATUS, [_P, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int64)]),
     "conveyor_pipeline_outputs": (_STATUS, [_P, ctypes.POINTER(_P)]),
     "conveyor_pipeline_checkpoint": (_STATUS, [_P, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "conveyor_pipeline_stage_times": (_STATUS, [_P, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)]),
     "conveyor_pipeline_skipped": (_STATUS, [_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_char_p, ctypes.c_size_t,
                                             ctypes.POINTER(ctypes.c_size_t)]),
     "conveyor_pipeline_resume_from": (_STATUS, [_P, ctypes.c_char_p, ctypes.c_size_t]),

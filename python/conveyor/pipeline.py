@@ -128,6 +128,19 @@ class Pipeline:
         check(lib.conveyor_pipeline_checkpoint(self._handle(), buf, size.value + 1, ctypes.byref(size)))
         return buf.raw[:size.value]
 
+    def stage_times(self):
+        """Where the pipeline's stage thread spent its time so far: a dict of "iterations" (stages
+        finished) and seconds, summed over them, in "cpu_stage", "gpu_issue", "gpu_wait" (waiting
+        for a slot's previous GPU work: the GPU is the bottleneck) and "idle" (waiting for the
+        consumer). Subtract two readings for a span without warm-up. Needs build()."""
+        iterations = ctypes.c_int64()
+        ns = (ctypes.c_int64 * 4)()
+        check(lib.conveyor_pipeline_stage_times(self._handle(), ctypes.byref(iterations), ns))
+        out = {"iterations": iterations.value}
+        for key, value in zip(("cpu_stage", "gpu_issue", "gpu_wait", "idle"), ns):
+            out[key] = value / 1e9
+        return out
+
     def skipped_files(self):
         """Files dropped instead of failing (decoders with on_error: skip), in the order first met:
         a list of (node, file, times, reason) tuples; times counts each epoch that met the file.

@@ -268,3 +268,24 @@ def test_gpu_external_source_fed_from_torch_cuda_tensors(torch):
     for got, expected in zip(out, samples):
         torch.testing.assert_close(torch.from_dlpack(got), expected, rtol=0, atol=0)
     torch.testing.assert_close(torch.from_dlpack(pipe.outputs()["y"]), c, rtol=0, atol=0)
+
+
+def test_stage_times_count_iterations_and_grow():
+    with conveyor.Pipeline(yaml(random_ops(), "quantized")) as pipe:
+        with pytest.raises(conveyor.InvalidArgumentError, match="before Build"):
+            pipe.stage_times()
+        pipe.build()
+        it = iter(pipe)
+        for _ in range(3):
+            next(it)
+        first = pipe.stage_times()
+        for _ in range(5):
+            next(it)
+        second = pipe.stage_times()
+    assert set(first) == {"iterations", "cpu_stage", "gpu_issue", "gpu_wait", "idle"}
+    # the stage runs up to prefetch_depth iterations ahead of the ones taken
+    assert 3 <= first["iterations"] <= 3 + 2
+    assert second["iterations"] - first["iterations"] >= 5 - 2
+    assert second["cpu_stage"] > first["cpu_stage"] > 0  # a CPU pipeline's work is all CPU stage
+    for key in ("gpu_issue", "gpu_wait", "idle"):
+        assert second[key] >= first[key] >= 0
