@@ -171,16 +171,7 @@ class CropMirrorNormalizeOp final : public Operator {
     s.mirror = args.mirror(i) != 0 ? 1 : 0;
     const bool constant = !args.mean.fed() && !args.std.fed();
     if (!constant || args.factors_channels != C) {
-      const std::vector<float> mean = PerChannel(spec(), "mean", args.mean(i), C, i);
-      const std::vector<float> std = PerChannel(spec(), "std", args.std(i), C, i);
-      for (int64_t c = 0; c < C; ++c) {
-        if (std[static_cast<size_t>(c)] == 0.f) {
-          throw InvalidArgument(spec().Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
-                                std::to_string(c) + " at sample " + std::to_string(i));
-        }
-        args.mul[c] = scale_ / std[static_cast<size_t>(c)];
-        args.add[c] = shift_ - mean[static_cast<size_t>(c)] * args.mul[c];
-      }
+      NormalizeFactors(spec(), args.mean(i), args.std(i), C, i, scale_, shift_, args.mul, args.add);
       args.factors_channels = constant ? C : -1;
     }
     for (int64_t c = 0; c < C; ++c) {

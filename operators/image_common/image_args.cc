@@ -73,4 +73,18 @@ std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const 
   return std::vector<float>(values.begin(), values.end());
 }
 
+void NormalizeFactors(const OpSpec& spec, const std::vector<double>& mean, const std::vector<double>& std,
+                      int64_t channels, int sample, float scale, float shift, float* mul, float* add) {
+  const std::vector<float> m = PerChannel(spec, "mean", mean, channels, sample);
+  const std::vector<float> s = PerChannel(spec, "std", std, channels, sample);
+  for (int64_t c = 0; c < channels; ++c) {
+    if (s[static_cast<size_t>(c)] == 0.f) {
+      throw InvalidArgument(spec.Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
+                            std::to_string(c) + " at sample " + std::to_string(sample));
+    }
+    mul[c] = scale / s[static_cast<size_t>(c)];
+    add[c] = shift - m[static_cast<size_t>(c)] * mul[c];
+  }
+}
+
 }  // namespace conveyor::ops

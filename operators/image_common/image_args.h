@@ -33,6 +33,12 @@ Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, con
 std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const std::vector<double>& values,
                               int64_t channels, int sample);
 
+// The affine factors of normalization for one sample: mean and std expanded by PerChannel, then
+// mul[c] = scale / std[c] and add[c] = shift - mean[c] * mul[c] for c < channels. A zero std:
+//   op "n" (normalize): argument "std": must be nonzero, got 0 for channel 1 at sample 0
+void NormalizeFactors(const OpSpec& spec, const std::vector<double>& mean, const std::vector<double>& std,
+                      int64_t channels, int sample, float scale, float shift, float* mul, float* add);
+
 // "uint8 or float32" from a dtype list.
 std::string DTypeList(const std::vector<DType>& dtypes);
 

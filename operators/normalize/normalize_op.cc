@@ -65,19 +65,10 @@ class NormalizeOp final : public AffineOp {
                                 "); per-channel mean/std support at most " + std::to_string(kMaxAffineChannels));
         }
       }
-      const std::vector<float> m = PerChannel(spec(), "mean", mean, channels, si);
-      const std::vector<float> s = PerChannel(spec(), "std", std, channels, si);
       AffineSample& a = samples_[i];
       a.count = shape.num_elements();
       a.channels = static_cast<int32_t>(channels);
-      for (int64_t c = 0; c < channels; ++c) {
-        if (s[static_cast<size_t>(c)] == 0.f) {
-          throw InvalidArgument(spec().Describe() + ": argument \"std\": must be nonzero, got 0 for channel " +
-                                std::to_string(c) + " at sample " + std::to_string(i));
-        }
-        a.mul[c] = scale_ / s[static_cast<size_t>(c)];
-        a.add[c] = shift_ - m[static_cast<size_t>(c)] * a.mul[c];
-      }
+      NormalizeFactors(spec(), mean, std, channels, si, scale_, shift_, a.mul, a.add);
     }
     d.dtype = dtype_;
     out_type_ = dtype_;
