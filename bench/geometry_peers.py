@@ -12,40 +12,11 @@ benchmark's eff_GBps). The peers work in NCHW as PyTorch does; the permute of th
 part of the timed work where the op needs it (Conveyor consumes HWC directly).
 """
 import argparse
-import statistics
 
 import torch
 import torch.nn.functional as TF
 
-
-def time_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times), b2b_ms(fn)
-
-
-def b2b_ms(fn, k=10, timings=5):
-    """Per call, k calls enqueued back to back between two events (median of `timings`): the GPU's
-    time without the host's launch latency that one call between two events also counts — as the
-    C++ benchmarks' b2b_ms (tests/benchmarks/back_to_back.h)."""
-    times = []
-    for _ in range(timings):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(k):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / k)
-    return statistics.median(times)
+from peer_timing import time_ms
 
 
 def main():

@@ -8,42 +8,13 @@ varying), every other sample mirrored, normalized, float16 CHW; normalize u8 →
 Minimal bytes: the window read once + the output written once.
 """
 import argparse
-import statistics
 
 import torch
 
+from peer_timing import time_ms
+
 MEAN = torch.tensor([123.675, 116.28, 103.53])
 STD = torch.tensor([58.395, 57.12, 57.375])
-
-
-def time_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times), b2b_ms(fn)
-
-
-def b2b_ms(fn, k=10, timings=5):
-    """Per call, k calls enqueued back to back between two events (median of `timings`): the GPU's
-    time without the host's launch latency that one call between two events also counts — as the
-    C++ benchmarks' b2b_ms (tests/benchmarks/back_to_back.h)."""
-    times = []
-    for _ in range(timings):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(k):
-            fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) / k)
-    return statistics.median(times)
 
 
 def main():
