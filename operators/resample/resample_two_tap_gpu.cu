@@ -1,6 +1,7 @@
 // TwoTapKernel: resize with linear or nearest filters without antialiasing (at most two taps per
 // axis), each output pixel straight from the input. Launched by ResampleGpu (resample_gpu.cu).
 #include "core/cuda/check.h"
+#include "operators/image_common/convert.h"  // ByteAsFloat
 #include "operators/resample/resample_kernels.cuh"
 
 namespace conveyor::ops::resample_detail {
@@ -64,10 +65,6 @@ struct TwoTapStage {
 template <typename In, Filter F, int kC>
 constexpr bool kStaged = std::is_same_v<In, uint8_t> && F == Filter::kLinear && kC == 3;
 
-// Byte k of w as float (exact): 0x4B0000bb is 2^23 + b, one PRMT and one FADD.
-__device__ __forceinline__ float ByteAsFloat(uint32_t w, int k) {
-  return __fadd_rn(__uint_as_float(__byte_perm(w, 0x4B000000u, 0x7440u + static_cast<unsigned>(k))), -8388608.f);
-}
 
 // Convert<Out> for sums known to be >= 0 (uint8 inputs, linear weights): the clamp at 0 is left
 // out, the rest is resample::ToUint8's device branch (fmaxf(x, 0) == x for x >= 0.5).

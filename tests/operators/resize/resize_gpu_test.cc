@@ -6,6 +6,8 @@
 // batches mixing 3-channel samples (one path) with others (the other).
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -66,24 +68,30 @@ TEST(ResizeGpu, EqualsCpuOnLargeDownscalesAndManyTaps) {
   }
 }
 
+// Resizes of the given uint8 RGB photos to 224 x 224 with each filter, to uint8 and float32.
+void ExpectPhotoResizesEqualCpu(const std::vector<Shape>& shapes, std::initializer_list<const char*> interps,
+                                bool antialias) {
+  for (const char* interp : interps) {
+    for (const char* out_dtype : {"uint8", "float32"}) {
+      SCOPED_TRACE(std::string(interp) + " -> " + out_dtype);
+      const TensorListCPU in = RandomImages(shapes, DType::kUInt8);
+      ExpectGpuEqualsCpu(Resize()
+                             .SetArg("size", std::vector<double>{224, 224})
+                             .SetArg("interp_type", interp)
+                             .SetArg("antialias", antialias)
+                             .SetArg("dtype", out_dtype),
+                         in);
+    }
+  }
+}
+
 // Photo-sized antialiased downscales (the benchmark's 375x500 -> 224 and its neighbours): the
 // kernel's exact-taps path (every column and row of a tile padded to the tile's largest tap count,
 // lists at the right and bottom edges started earlier) against the reference, bit for bit.
 TEST(ResizeGpu, EqualsCpuOnPhotoSizedAntialiasedDownscales) {
   CONVEYOR_REQUIRE_GPU();
-  for (const char* interp : {"linear", "cubic", "nearest"}) {
-    for (const char* out_dtype : {"uint8", "float32"}) {
-      SCOPED_TRACE(std::string(interp) + " -> " + out_dtype);
-      const TensorListCPU in = RandomImages({{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}},
-                                            DType::kUInt8);
-      ExpectGpuEqualsCpu(Resize()
-                             .SetArg("size", std::vector<double>{224, 224})
-                             .SetArg("interp_type", interp)
-                             .SetArg("antialias", true)
-                             .SetArg("dtype", out_dtype),
-                         in);
-    }
-  }
+  ExpectPhotoResizesEqualCpu({{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}},
+                             {"linear", "cubic", "nearest"}, true);
 }
 
 // Photo-sized resizes without antialias (the two-tap kernel): its staged path for uint8 RGB linear
@@ -93,20 +101,9 @@ TEST(ResizeGpu, EqualsCpuOnPhotoSizedAntialiasedDownscales) {
 // tiles' footprints end at their image's last byte (vectors past it assembled byte by byte).
 TEST(ResizeGpu, EqualsCpuOnPhotoSizedResizesWithoutAntialias) {
   CONVEYOR_REQUIRE_GPU();
-  for (const char* interp : {"linear", "nearest"}) {
-    for (const char* out_dtype : {"uint8", "float32"}) {
-      SCOPED_TRACE(std::string(interp) + " -> " + out_dtype);
-      const TensorListCPU in = RandomImages(
-          {{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}, {101, 67, 3}, {224, 224, 3}},
-          DType::kUInt8);
-      ExpectGpuEqualsCpu(Resize()
-                             .SetArg("size", std::vector<double>{224, 224})
-                             .SetArg("interp_type", interp)
-                             .SetArg("antialias", false)
-                             .SetArg("dtype", out_dtype),
-                         in);
-    }
-  }
+  ExpectPhotoResizesEqualCpu(
+      {{375, 500, 3}, {500, 375, 3}, {333, 499, 3}, {230, 1000, 3}, {17, 9, 3}, {101, 67, 3}, {224, 224, 3}},
+      {"linear", "nearest"}, false);
 }
 
 TEST(ResizeGpu, EqualsCpuForOneToEightChannels) {
