@@ -65,7 +65,6 @@ struct TwoTapStage {
 template <typename In, Filter F, int kC>
 constexpr bool kStaged = std::is_same_v<In, uint8_t> && F == Filter::kLinear && kC == 3;
 
-
 // Convert<Out> for sums known to be >= 0 (uint8 inputs, linear weights): the clamp at 0 is left
 // out, the rest is resample::ToUint8's device branch (fmaxf(x, 0) == x for x >= 0.5).
 template <typename Out>
