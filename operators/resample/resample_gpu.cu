@@ -140,12 +140,17 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
       float wk[N];
 #pragma unroll
       for (int k = 0; k < N; ++k) wk[k] = w_x[k][tx];
-      const In* first = in + static_cast<int64_t>(ShiftedLo(tap_x[tx], N, d.axis_x.extent)) * c;
+      // The row pointers step by kRowThreads rows: a 64-bit product per row was 6 of the loop's
+      // ~86 instructions (ncu); stepped, the antialiased resize went from 0.200 to 0.197 ms per
+      // batch (H100, back to back, 375x500 -> 224, batch 256).
+      const In* px = in + static_cast<int64_t>(ShiftedLo(tap_x[tx], N, d.axis_x.extent)) * c +
+                     static_cast<int64_t>(lo_rows + ty) * d.in_row_stride;
+      const int64_t px_step = static_cast<int64_t>(kRowThreads) * d.in_row_stride;
+      float* dst = tmp + (ty * kTileW + tx) * c;
 #pragma unroll 1
-      for (int r = lo_rows + ty; r < hi_rows; r += kRowThreads) {
+      for (int r = lo_rows + ty; r < hi_rows; r += kRowThreads, px += px_step, dst += kRowThreads * kTileW * c) {
         float h[kCh];
-        HorizontalSums<In, F>(first + static_cast<int64_t>(r) * d.in_row_stride, wk, N, c, h);
-        float* dst = tmp + ((r - lo_rows) * kTileW + tx) * c;
+        HorizontalSums<In, F>(px, wk, N, c, h);
 #pragma unroll
         for (int ch = 0; ch < kCh; ++ch) {
           if (ch < c) dst[ch] = h[ch];

@@ -88,33 +88,61 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   const int xs = s.lo_x[0], ys = s.lo_y[0];
   const int xe = max(s.lo_x[tw - 1] + s.n_x[tw - 1], xs + 1), ye = max(s.lo_y[th - 1] + s.n_y[th - 1], ys + 1);
   const int rows = ye - ys, row_bytes = (xe - xs) * 3;
-  if (rows > kStageRows || 15 + row_bytes > kStagePitch - 16) return false;
+  if (rows > kStageRows || 15 + row_bytes > kStagePitch - 16 || d.in_row_stride > (1 << 24)) return false;
   const uint8_t* img_begin = static_cast<const uint8_t*>(d.in);
   const uint8_t* img_end = img_begin + d.in_rows * d.in_row_stride;
   const int tid = threadIdx.y * kTileW + threadIdx.x;
   const int vec = tid & 15;  // 16 threads per row, 16 rows per pass of the block
   constexpr int kPasses = kStageRows / 16;
+  // A row's aligned vectors span [g - lead, g + row_bytes + 15) at most, and the rows' starts g
+  // increase, so the footprint's first row bounds them from below and its last row from above:
+  // when both lie inside the image (every tile but those at the image's first or last bytes),
+  // no vector needs its own check (block-uniform), and each pass's row is a 32-bit offset from the
+  // footprint's aligned start. The staging with a 64-bit address and two bounds compares per
+  // vector was ~23% of the kernel's instructions (ncu source counters, H100, 2026-11-26); without
+  // them, and with the missing taps' +0 weights written at setup (below), the no-antialias
+  // resize went from 0.106 to 0.097 ms per batch (back to back, 375x500 -> 224, batch 256).
+  const uint8_t* first = in + static_cast<int64_t>(ys) * d.in_row_stride + static_cast<int64_t>(xs) * 3;
+  const uint8_t* last = first + static_cast<int64_t>(rows - 1) * d.in_row_stride;
+  const bool inside = first - (reinterpret_cast<uintptr_t>(first) & 15u) >= img_begin && last + row_bytes + 15 <= img_end;
   uint4 v[kPasses];
   bool need[kPasses];
+  if (inside) {
+    // Offsets from `first` in 32 bits: the footprint spans at most 64 rows (kStageRows), and
+    // the pitch of an image this path takes fits (checked before any barrier below).
+    const int pitch = static_cast<int>(d.in_row_stride);
+    const int first_lead = static_cast<int>(reinterpret_cast<uintptr_t>(first) & 15u);
+    const uint8_t* base = first - first_lead;  // aligned
 #pragma unroll
-  for (int i = 0; i < kPasses; ++i) {
-    const int r = (tid >> 4) + 16 * i;
-    need[i] = false;
-    if (r < rows) {
-      const uint8_t* g = in + static_cast<int64_t>(ys + r) * d.in_row_stride + static_cast<int64_t>(xs) * 3;
-      const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(g) & 15u);
-      if (vec == 0) st.lead[r] = lead;
-      need[i] = 16 * vec < lead + row_bytes;
-      const uint8_t* p = g - lead + 16 * vec;
-      if (need[i]) {
-        if (p >= img_begin && p + 16 <= img_end) {
-          v[i] = __ldg(reinterpret_cast<const uint4*>(p));
-        } else {  // the image's first or last bytes: only what lies inside it
-          uint32_t w[4] = {0, 0, 0, 0};
-          for (int b = 0; b < 16; ++b) {
-            if (p + b >= img_begin && p + b < img_end) w[b >> 2] |= static_cast<uint32_t>(p[b]) << (8 * (b & 3));
+    for (int i = 0; i < kPasses; ++i) {
+      const int r = (tid >> 4) + 16 * i;
+      const int off = r * pitch + first_lead;  // the row's first byte, from `base`
+      const int lead = off & 15;
+      need[i] = r < rows && 16 * vec < lead + row_bytes;
+      if (r < rows && vec == 0) st.lead[r] = lead;
+      if (need[i]) v[i] = __ldg(reinterpret_cast<const uint4*>(base + (off - lead) + 16 * vec));
+    }
+  } else {  // the image's first or last bytes: vectors checked one by one
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const int r = (tid >> 4) + 16 * i;
+      need[i] = false;
+      if (r < rows) {
+        const uint8_t* g = first + static_cast<int64_t>(r) * d.in_row_stride;
+        const int lead = static_cast<int>(reinterpret_cast<uintptr_t>(g) & 15u);
+        if (vec == 0) st.lead[r] = lead;
+        need[i] = 16 * vec < lead + row_bytes;
+        const uint8_t* p = g - lead + 16 * vec;
+        if (need[i]) {
+          if (p >= img_begin && p + 16 <= img_end) {
+            v[i] = __ldg(reinterpret_cast<const uint4*>(p));
+          } else {  // only what lies inside the image
+            uint32_t w[4] = {0, 0, 0, 0};
+            for (int b = 0; b < 16; ++b) {
+              if (p + b >= img_begin && p + b < img_end) w[b >> 2] |= static_cast<uint32_t>(p[b]) << (8 * (b & 3));
+            }
+            v[i] = make_uint4(w[0], w[1], w[2], w[3]);
           }
-          v[i] = make_uint4(w[0], w[1], w[2], w[3]);
         }
       }
     }
@@ -132,19 +160,21 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   // changes nothing, so the outputs are the reference's bit for bit. The branches per tap and per
   // row (and their reconvergence) were ~10 instructions per pixel of an issue-bound kernel (ncu on
   // the H100: 0.80 instructions issued per scheduler cycle, SM 77% busy, DRAM 39%).
+  // A missing tap on an axis (no tap at all: the reference's output is 0) is weighted +0 too, so
+  // every sum is +0 there without a branch.
   const int xn = s.n_x[tx];
-  const float wx0 = s.w_x[0][tx];
-  const float wx1 = xn > 1 ? s.w_x[1][tx] : 0.f;
+  const float wx0 = s.w_x[0][tx], wx1 = s.w_x[1][tx];  // +0 where the tap is missing
   const int ob = xn > 0 ? (s.lo_x[tx] - xs) * 3 : 0;
+  Out* dst = out + (static_cast<int64_t>(oy0 + ty) * d.out_w + ox0 + tx) * 3;
+  const int dst_step = kRowThreads * d.out_w * 3;
 #pragma unroll
-  for (int p = 0; p < kDirectRows; ++p) {
+  for (int p = 0; p < kDirectRows; ++p, dst += dst_step) {
     const int r = ty + p * kRowThreads;
     if (r >= th) break;
     const int ny = s.n_y[r];
     const int sy0 = ny > 0 ? s.lo_y[r] - ys : 0;
     const int sy1 = ny > 1 ? sy0 + 1 : sy0;
-    const float wy0 = s.w_y[0][r];
-    const float wy1 = ny > 1 ? s.w_y[1][r] : 0.f;
+    const float wy0 = s.w_y[0][r], wy1 = s.w_y[1][r];
     float h[2][3];
 #pragma unroll
     for (int k = 0; k < 2; ++k) {
@@ -158,11 +188,9 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
       h[k][1] = FAdd(FMul(wx0, ByteAsFloat(lo4, 1)), FMul(wx1, ByteAsFloat(hi4, 0)));
       h[k][2] = FAdd(FMul(wx0, ByteAsFloat(lo4, 2)), FMul(wx1, ByteAsFloat(hi4, 1)));
     }
-    const bool any = xn > 0 && ny > 0;  // no tap on an axis: the reference's output is 0
     float acc[3];
 #pragma unroll
-    for (int ch = 0; ch < 3; ++ch) acc[ch] = any ? FAdd(FMul(wy0, h[0][ch]), FMul(wy1, h[1][ch])) : 0.f;
-    Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * 3;
+    for (int ch = 0; ch < 3; ++ch) acc[ch] = FAdd(FMul(wy0, h[0][ch]), FMul(wy1, h[1][ch]));
 #pragma unroll
     for (int ch = 0; ch < 3; ++ch) dst[ch] = ConvertNonNegative<Out>(acc[ch]);
   }
@@ -192,7 +220,9 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
         const Tap t = MakeTap(F, d.axis_x, ox0 + tid, true);
         s.lo_x[tid] = t.lo;
         s.n_x[tid] = t.count < 2 ? t.count : 2;
-        for (int k = 0; k < s.n_x[tid]; ++k) s.w_x[k][tid] = Weight(F, d.axis_x, t, t.lo + k, true);
+        // Weights of missing taps are +0 (read by the staged path without a test; the others
+        // read only k < n).
+        for (int k = 0; k < 2; ++k) s.w_x[k][tid] = k < t.count ? Weight(F, d.axis_x, t, t.lo + k, true) : 0.f;
       }
     } else if (tid < kTileW + kDirectTileH) {
       const int r = tid - kTileW;
@@ -200,7 +230,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
         const Tap t = MakeTap(F, d.axis_y, oy0 + r, true);
         s.lo_y[r] = t.lo;
         s.n_y[r] = t.count < 2 ? t.count : 2;
-        for (int k = 0; k < s.n_y[r]; ++k) s.w_y[k][r] = Weight(F, d.axis_y, t, t.lo + k, true);
+        for (int k = 0; k < 2; ++k) s.w_y[k][r] = k < t.count ? Weight(F, d.axis_y, t, t.lo + k, true) : 0.f;
       }
     }
     __syncthreads();
@@ -302,7 +332,9 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
 }
 
 // 48 registers, 5 blocks per SM: on the H100 (2026-11-26) the staged path ran 0.117 ms per batch at
-// 62 registers and 0.110 under this bound (the direct path before it 0.113), gray -6%.
+// 62 registers and 0.110 under this bound (the direct path before it 0.113), gray -6%. ptxas
+// spills 8 bytes of the uint8 linear instantiation since the staging's 32-bit offsets (measured
+// with them: 0.097 ms).
 template <typename In, typename Out, Filter F>
 __global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const ResampleDesc* descs) {
   __shared__ TwoTapTaps s;
