@@ -12,6 +12,7 @@ import argparse
 import glob
 import json
 import os
+import statistics
 
 from results_format import fmt, mem, rate, ratio, status, verdict
 from results_sweeps import sweeps
@@ -71,13 +72,49 @@ def read_kv(path):
 
 
 def by_role(rows):
-    return {r.get("tags", {}).get("role"): r for r in rows.values() if r.get("tags", {}).get("role")}
+    """role -> its row; a role measured in several processes (run_all.sh --processes) -> one row
+    combined from them (combine)."""
+    groups = {}
+    for name in sorted(rows):
+        role = rows[name].get("tags", {}).get("role")
+        if role:
+            groups.setdefault(role, []).append(rows[name])
+    return {role: combine(group) for role, group in groups.items()}
+
+
+def combine(group):
+    """One row from the processes that measured a role: images/s the median of the processes'
+    medians (min and max over every block), CPU busy and the stage split of the median process,
+    memory peaks the largest. A process that failed is left out while another succeeded; the
+    row lists each process's median ("processes"). One process: its row unchanged."""
+    ok = [r for r in group if rate(r) is not None]
+    if len(group) == 1 or not ok:
+        return group[0]
+    ok.sort(key=lambda r: rate(r)[0])
+    middle = ok[(len(ok) - 1) // 2]
+    rates = [rate(r) for r in ok]
+    out = {k: v for k, v in middle.items() if k not in ("images_per_s", "images_per_s_min", "images_per_s_max",
+                                                          "samples_per_s", "measure")}
+    out["images_per_s"] = statistics.median(r[0] for r in rates)
+    out["images_per_s_min"] = min(r[1] if r[1] is not None else r[0] for r in rates)
+    out["images_per_s_max"] = max(r[2] if r[2] is not None else r[0] for r in rates)
+    out["processes"] = [r[0] for r in rates]
+    out["processes_failed"] = len(group) - len(ok)
+    peaks = {}
+    for r in ok:
+        for key, value in (r.get("measure") or {}).items():
+            if isinstance(value, (int, float)) and key.endswith("_peak_mib"):
+                peaks[key] = max(peaks.get(key, value), value)
+    out["measure"] = dict(middle.get("measure") or {}, **peaks)
+    return out
 
 
 def e2e_section(roles, checks):
     md = ["## 1. End to end", "",
           "Same files, batch 256, 224x224 float16 CHW normalized, random horizontal flip, RandomResizedCrop-style "
-          "windows (area [0.08, 1], aspect [3/4, 4/3]). Images/s: median of the timed blocks (min–max). CPU cores "
+          "windows (area [0.08, 1], aspect [3/4, 4/3]). Images/s: median of the timed blocks (min–max); a row "
+          "measured in several processes (the compared pairs: their decoders' speed differs per process) gives "
+          "the median of the processes' medians, each process's median listed, min–max over all blocks. CPU cores "
           "busy: process CPU time / wall over the timed blocks (Python rows; the C++ rows over the whole process). "
           "GPU memory: NVML device memory used above the idle reading (context included). Host memory: PSS summed "
           "over the process and its workers.", "",
@@ -107,9 +144,13 @@ def e2e_section(roles, checks):
         elif role in REFERENCE:
             target = "reference on an H100: ≈%s" % fmt(REFERENCE[role])
         stages = ""
+        if len(row.get("processes", [])) > 1:
+            stages = "<br>%d processes: %s" % (len(row["processes"]), " / ".join(fmt(x) for x in row["processes"]))
+            if row.get("processes_failed"):
+                stages += " (%d failed)" % row["processes_failed"]
         if "ms_per_iteration" in row:
             s = row["ms_per_iteration"]
-            stages = "<br>ms/it: CPU stage %.2f, GPU issue %.2f, GPU wait %.2f, idle %.2f" % (
+            stages += "<br>ms/it: CPU stage %.2f, GPU issue %.2f, GPU wait %.2f, idle %.2f" % (
                 s["cpu_stage"], s["gpu_issue"], s["gpu_wait"], s["idle"])
         md.append("| %s%s | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |" % (
             what, stages, fmt(r[0]), fmt(r[1]), fmt(r[2]), fmt(xd, 2), fmt(xt, 1), fmt(xl, 1),
@@ -276,7 +317,7 @@ def main():
         md.append("| %s | %s |" % ("python (each contender's)" if k == "python" else k, v))
     md += ["", "How: every contender runs in its own process, one after another, on the same files (page cache warm); "
            "an untimed first epoch plus warm-up iterations, then timed blocks whose last batch is waited for on the "
-           "host; figures are medians of the blocks. Memory is measured from outside the process (bench/e2e/measure.py) "
+           "host; figures are medians of the blocks (of the processes' medians where a row ran in several). Memory is measured from outside the process (bench/e2e/measure.py) "
            "the same way for every library.", "", "## Targets", "", "| target | measured | status |",
            "| --- | --- | --- |"]
     md += ["| %s | %s | %s |" % (name, value, verdict(ok)) for name, value, ok in checks]

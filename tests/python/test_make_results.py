@@ -96,3 +96,41 @@ def test_without_repeats_there_is_no_such_table(tmp_path):
     md = _run(str(raw), str(out))
     assert "### images/s against batch" in md
     assert "The same setting, measured again" not in md
+
+
+def _py(rate, lo, hi, gpu_mib, tags):  # conveyor_e2e.py's row as measure.py leaves it
+    return {"images_per_s": rate, "images_per_s_min": lo, "images_per_s_max": hi,
+            "ms_per_iteration": {"cpu_stage": rate / 1e5, "gpu_issue": 9.0, "gpu_wait": 0.0, "idle": 0.0},
+            "measure": {"gpu_mem_peak_mib": gpu_mib, "host_mem_peak_mib": 250.0}, "tags": tags}
+
+
+def test_a_pair_measured_in_several_processes_gives_the_median_process(tmp_path):
+    rng = random.Random()
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    raw.mkdir()
+    conveyor, dali = [], []
+    for p in range(3):
+        c = rng.uniform(15000, 30000)
+        lo, hi, gpu = c * rng.uniform(0.8, 0.99), c * rng.uniform(1.01, 1.2), rng.uniform(900, 1100)
+        conveyor.append((c, lo, hi, gpu))
+        _write(raw, "conveyor_py_fused_capture" + ("_p%d" % (p + 1) if p else ""),
+               _py(c, lo, hi, gpu, {"role": "conveyor_py_fused_on", "path": "python"}))
+        d = rng.uniform(15000, 30000)
+        dali.append(d)
+        _write(raw, "dali_fused" + ("_p%d" % (p + 1) if p else ""), _dali(d, {"role": "dali_fused"}))
+    # A process that failed is left out of the median, and counted.
+    _write(raw, "dali_fused_p4", {"error": "timed out after 180 s", "tags": {"role": "dali_fused"}})
+    md = _run(str(raw), str(out))
+    cm, dm = statistics.median(c for c, _, _, _ in conveyor), statistics.median(dali)
+    target = "| End to end, fused: Conveyor (Python, capture on) ≥ 1.25× DALI 2.4 | %s vs %s images/s = %.2f× | %s |" % (
+        _fmt(cm), _fmt(dm), cm / dm, "met" if cm / dm >= 1.25 else "**missed**")
+    assert target in md, md
+    row = [line for line in md.splitlines() if line.startswith("| Conveyor, Python loop: fused ROI decode + resize, graph capture on")][0]
+    listed = " / ".join(_fmt(c) for c, _, _, _ in sorted(conveyor))
+    assert "3 processes: %s" % listed in row, row
+    assert "| %s (%s–%s) |" % (_fmt(cm), _fmt(min(x[1] for x in conveyor)), _fmt(max(x[2] for x in conveyor))) in row, row
+    median_process = sorted(conveyor)[1]
+    assert "CPU stage %.2f" % (median_process[0] / 1e5) in row, row  # the median process's split
+    assert "| %s | 250 |" % _fmt(max(x[3] for x in conveyor)) in row, row  # the largest GPU memory peak
+    dali_row = [line for line in md.splitlines() if line.startswith("| DALI 2.4: decoders.image_random_crop")][0]
+    assert "3 processes: %s (1 failed)" % " / ".join(_fmt(d) for d in sorted(dali)) in dali_row, dali_row
