@@ -152,6 +152,11 @@ def e2e_section(roles, checks):
             s = row["ms_per_iteration"]
             stages += "<br>ms/it: CPU stage %.2f, GPU issue %.2f, GPU wait %.2f, idle %.2f" % (
                 s["cpu_stage"], s["gpu_issue"], s["gpu_wait"], s["idle"])
+        if "decoder_mix" in row and "decoder_ms_per_call" in row:  # `conveyor bench --json`
+            m, d = row["decoder_mix"], row["decoder_ms_per_call"]
+            stages += "<br>decoder call %.2f ms: engines %.0f%% (batch %.2f ms host, %.2f GPU), CUDA backend %.2f ms" % (
+                d["call"], 100 * m["engines_share"], m["engines_host_ms_per_batch"], m["engines_gpu_ms_per_batch"],
+                m["cuda_ms_per_call"])
         md.append("| %s%s | %s (%s–%s) | %s | %s | %s | %s | %s | %s | %s |" % (
             what, stages, fmt(r[0]), fmt(r[1]), fmt(r[2]), fmt(xd, 2), fmt(xt, 1), fmt(xl, 1),
             fmt(row.get("cpu_cores_busy"), 2), fmt(mem(row, "gpu_mem_peak_mib")),

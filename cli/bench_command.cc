@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/decoder_times.h"
 #include "cli/session.h"
 #include "core/memory/stats.h"
 #include "operators/decoders/gpu_decoder.h"
@@ -20,25 +21,6 @@
 namespace conveyor::cli {
 namespace {
 double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
-
-// The GPU decoders' time per Decode call over the timed part (every decoder of the process; empty
-// when none decoded): where a decoding pipeline's GPU issue time goes (docs/decoding.md).
-struct DecoderTimes {
-  double calls = 0, wait = 0, classify = 0, b = 0, c = 0, call = 0, pending = 0;
-};
-DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::GpuDecoderCounters& b) {
-  DecoderTimes t;
-  t.calls = static_cast<double>(b.calls - a.calls);
-  if (t.calls <= 0) return t;
-  auto ms = [&](double x, double y) { return 1e3 * (y - x) / t.calls; };
-  t.wait = ms(a.slot_wait_seconds, b.slot_wait_seconds);
-  t.classify = ms(a.classify_seconds, b.classify_seconds);
-  t.b = ms(a.phase_b_seconds, b.phase_b_seconds);
-  t.c = ms(a.phase_c_seconds, b.phase_c_seconds);
-  t.call = ms(a.call_seconds, b.call_seconds);
-  t.pending = static_cast<double>(b.slot_pending_calls - a.slot_pending_calls) / t.calls;
-  return t;
-}
 }  // namespace
 
 int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
@@ -115,6 +97,14 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"cpu_path\": %.6f, \"call\": %.6f, \"slot_pending\": %.4f},\n",
                     dec.wait, dec.classify, dec.b, dec.c, dec.call, dec.pending);
       out << buf;
+      std::snprintf(buf, sizeof(buf),
+                    " \"decoder_mix\": {\"engines_images_per_call\": %.2f, \"cuda_images_per_call\": %.2f, "
+                    "\"cpu_images_per_call\": %.2f, \"engines_share\": %.4f, \"engines_host_ms_per_batch\": %.6f, "
+                    "\"engines_gpu_ms_per_batch\": %.6f, \"cuda_ms_per_call\": %.6f, \"engines_rate\": %.1f, "
+                    "\"cuda_rate\": %.1f},\n",
+                    dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
+                    dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate);
+      out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
     std::snprintf(buf, sizeof(buf),
@@ -148,6 +138,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                   "previous work | %.3f (%.0f%% of calls) |\n| classify (A) | %.3f |\n| engines + CUDA backend (B) | "
                   "%.3f |\n| CPU path (C) | %.3f |\n| whole call | %.3f |\n",
                   dec.wait, 100 * dec.pending, dec.classify, dec.b, dec.c, dec.call);
+    out << buf;
+    std::snprintf(buf, sizeof(buf),
+                  "| B: images per call, engines / CUDA backend / CPU path | %.1f / %.1f / %.1f (engines %.0f%%) |\n"
+                  "| B: engines' batch, host / GPU ms | %.3f / %.3f |\n| B: CUDA backend's part, ms | %.3f |\n"
+                  "| balancer's rates, engines / CUDA backend, images/s | %.0f / %.0f |\n",
+                  dec.engines_images, dec.cuda_images, dec.cpu_images, 100 * dec.engines_share, dec.engines_host,
+                  dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate);
     out << buf;
   }
   out << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "

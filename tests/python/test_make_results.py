@@ -134,3 +134,24 @@ def test_a_pair_measured_in_several_processes_gives_the_median_process(tmp_path)
     assert "| %s | 250 |" % _fmt(max(x[3] for x in conveyor)) in row, row  # the largest GPU memory peak
     dali_row = [line for line in md.splitlines() if line.startswith("| DALI 2.4: decoders.image_random_crop")][0]
     assert "3 processes: %s (1 failed)" % " / ".join(_fmt(d) for d in sorted(dali)) in dali_row, dali_row
+
+
+def test_a_cpp_row_shows_its_decoder_split(tmp_path):
+    rng = random.Random()
+    raw, out = tmp_path / "raw", tmp_path / "out"
+    raw.mkdir()
+    row = _conveyor(rng.uniform(15000, 30000), {"role": "conveyor_cli_fused_on", "path": "cli"})
+    call, share, host, gpu, cuda = (rng.uniform(5, 15), rng.uniform(0.3, 0.9), rng.uniform(4, 9), rng.uniform(4, 9),
+                                    rng.uniform(4, 9))
+    row["decoder_ms_per_call"] = {"slot_wait": 0.01, "classify": 0.4, "decode": call - 0.5, "cpu_path": 0.0,
+                                  "call": call, "slot_pending": 0.0}
+    row["decoder_mix"] = {"engines_images_per_call": 256 * share, "cuda_images_per_call": 256 * (1 - share),
+                          "cpu_images_per_call": 0.0, "engines_share": share, "engines_host_ms_per_batch": host,
+                          "engines_gpu_ms_per_batch": gpu, "cuda_ms_per_call": cuda, "engines_rate": 25000.0,
+                          "cuda_rate": 15000.0}
+    _write(raw, "conveyor_cli_fused_capture", row)
+    md = _run(str(raw), str(out))
+    line = [x for x in md.splitlines() if x.startswith("| Conveyor, C++ (`conveyor bench`): fused, capture on")][0]
+    expected = "decoder call %.2f ms: engines %.0f%% (batch %.2f ms host, %.2f GPU), CUDA backend %.2f ms" % (
+        call, 100 * share, host, gpu, cuda)
+    assert expected in line, line

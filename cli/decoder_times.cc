@@ -1,0 +1,32 @@
+#include "cli/decoder_times.h"
+
+namespace conveyor::cli {
+
+DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::GpuDecoderCounters& b) {
+  DecoderTimes t;
+  t.calls = static_cast<double>(b.calls - a.calls);
+  if (t.calls <= 0) return DecoderTimes{};
+  auto per_call = [&](double x, double y) { return (y - x) / t.calls; };
+  t.wait = 1e3 * per_call(a.slot_wait_seconds, b.slot_wait_seconds);
+  t.classify = 1e3 * per_call(a.classify_seconds, b.classify_seconds);
+  t.b = 1e3 * per_call(a.phase_b_seconds, b.phase_b_seconds);
+  t.c = 1e3 * per_call(a.phase_c_seconds, b.phase_c_seconds);
+  t.call = 1e3 * per_call(a.call_seconds, b.call_seconds);
+  t.pending = per_call(static_cast<double>(a.slot_pending_calls), static_cast<double>(b.slot_pending_calls));
+  t.engines_images = per_call(static_cast<double>(a.images_hardware), static_cast<double>(b.images_hardware));
+  t.cuda_images = per_call(static_cast<double>(a.images_cuda), static_cast<double>(b.images_cuda));
+  t.cpu_images = per_call(static_cast<double>(a.images_cpu), static_cast<double>(b.images_cpu));
+  const double gpu_paths = t.engines_images + t.cuda_images;
+  t.engines_share = gpu_paths > 0 ? t.engines_images / gpu_paths : 0;
+  const double batches = static_cast<double>(b.hw_batches - a.hw_batches);
+  if (batches > 0) {
+    t.engines_host = 1e3 * (b.hw_host_seconds - a.hw_host_seconds) / batches;
+    t.engines_gpu = 1e3 * (b.hw_gpu_seconds - a.hw_gpu_seconds) / batches;
+  }
+  t.cuda = 1e3 * per_call(a.cuda_seconds, b.cuda_seconds);
+  t.engines_rate = b.hw_rate;
+  t.cuda_rate = b.cuda_rate;
+  return t;
+}
+
+}  // namespace conveyor::cli

@@ -1,0 +1,27 @@
+// The GPU decoders' time per Decode call between two readings of ProcessGpuDecoderCounters (every
+// decoder of the process): where a decoding pipeline's GPU issue time goes (docs/decoding.md),
+// and how its phase B was split between the JPEG engines and the CUDA backend — `conveyor bench`
+// reports both for its timed part.
+#pragma once
+
+#include "operators/decoders/gpu_decoder.h"
+
+namespace conveyor::cli {
+
+struct DecoderTimes {
+  double calls = 0;  // Decode calls in the span; the rest is 0 when there were none
+  // ms per call: waiting for the slot's previous work, phase A (classify), phase B (engines +
+  // CUDA backend), phase C (CPU path), the whole call; the fraction of calls that waited.
+  double wait = 0, classify = 0, b = 0, c = 0, call = 0, pending = 0;
+  // The mix: images per call on each path and the engines' share of the accepted ones.
+  double engines_images = 0, cuda_images = 0, cpu_images = 0, engines_share = 0;
+  // ms per engines' batch whose GPU time was read: host time inside nvJPEG's batched call, and
+  // GPU time between its events; ms per call of the CUDA backend's part of phase B.
+  double engines_host = 0, engines_gpu = 0, cuda = 0;
+  // The balancer's smoothed rates at the span's end, images/s.
+  double engines_rate = 0, cuda_rate = 0;
+};
+
+DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& before, const ops::GpuDecoderCounters& after);
+
+}  // namespace conveyor::cli

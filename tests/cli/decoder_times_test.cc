@@ -1,0 +1,95 @@
+// DecoderTimesBetween (`conveyor bench`'s decoder figures): per-call times and the engines / CUDA
+// backend mix between two readings of the process's decoder counters, on fresh random readings;
+// the expectations are computed here from the counters' meanings.
+#include "cli/decoder_times.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace conveyor::cli {
+namespace {
+
+ops::GpuDecoderCounters Random(std::mt19937_64& rng) {
+  std::uniform_int_distribution<int64_t> n(0, 100000);
+  std::uniform_real_distribution<double> s(0.0, 100.0);
+  ops::GpuDecoderCounters c;
+  c.images_hardware = n(rng), c.images_cuda = n(rng), c.images_cpu = n(rng);
+  c.hw_batches = n(rng), c.calls = n(rng), c.slot_pending_calls = n(rng);
+  c.hw_host_seconds = s(rng), c.hw_gpu_seconds = s(rng), c.cuda_seconds = s(rng);
+  c.classify_seconds = s(rng), c.phase_b_seconds = s(rng), c.phase_c_seconds = s(rng);
+  c.slot_wait_seconds = s(rng), c.call_seconds = s(rng);
+  c.hw_rate = s(rng) * 1000, c.cuda_rate = s(rng) * 1000;
+  return c;
+}
+
+TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 20; ++round) {
+    const ops::GpuDecoderCounters a = Random(rng);
+    ops::GpuDecoderCounters b = a;
+    const int64_t calls = 1 + static_cast<int64_t>(rng() % 500), batches = 1 + static_cast<int64_t>(rng() % 500);
+    const int64_t hw = static_cast<int64_t>(rng() % 100000), cuda = static_cast<int64_t>(rng() % 100000);
+    const int64_t cpu = static_cast<int64_t>(rng() % 1000), pending = static_cast<int64_t>(rng() % (calls + 1));
+    std::uniform_real_distribution<double> s(0.001, 10.0);
+    const double host = s(rng), gpu = s(rng), cuda_s = s(rng), classify = s(rng), phase_b = s(rng),
+                 phase_c = s(rng), wait = s(rng), call = s(rng);
+    b.calls += calls, b.hw_batches += batches, b.slot_pending_calls += pending;
+    b.images_hardware += hw, b.images_cuda += cuda, b.images_cpu += cpu;
+    b.hw_host_seconds += host, b.hw_gpu_seconds += gpu, b.cuda_seconds += cuda_s;
+    b.classify_seconds += classify, b.phase_b_seconds += phase_b, b.phase_c_seconds += phase_c;
+    b.slot_wait_seconds += wait, b.call_seconds += call;
+    b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
+
+    const DecoderTimes t = DecoderTimesBetween(a, b);
+    const double n = static_cast<double>(calls), nb = static_cast<double>(batches);
+    EXPECT_DOUBLE_EQ(t.calls, n);
+    EXPECT_NEAR(t.classify, 1e3 * classify / n, 1e-9 * (1 + t.classify));
+    EXPECT_NEAR(t.b, 1e3 * phase_b / n, 1e-9 * (1 + t.b));
+    EXPECT_NEAR(t.c, 1e3 * phase_c / n, 1e-9 * (1 + t.c));
+    EXPECT_NEAR(t.wait, 1e3 * wait / n, 1e-9 * (1 + t.wait));
+    EXPECT_NEAR(t.call, 1e3 * call / n, 1e-9 * (1 + t.call));
+    EXPECT_NEAR(t.pending, static_cast<double>(pending) / n, 1e-12);
+    EXPECT_NEAR(t.engines_images, static_cast<double>(hw) / n, 1e-9);
+    EXPECT_NEAR(t.cuda_images, static_cast<double>(cuda) / n, 1e-9);
+    EXPECT_NEAR(t.cpu_images, static_cast<double>(cpu) / n, 1e-9);
+    const double share = hw + cuda > 0 ? static_cast<double>(hw) / static_cast<double>(hw + cuda) : 0.0;
+    EXPECT_NEAR(t.engines_share, share, 1e-12);
+    // The engines' times are per batch whose GPU time was read, not per call.
+    EXPECT_NEAR(t.engines_host, 1e3 * host / nb, 1e-9 * (1 + t.engines_host));
+    EXPECT_NEAR(t.engines_gpu, 1e3 * gpu / nb, 1e-9 * (1 + t.engines_gpu));
+    EXPECT_NEAR(t.cuda, 1e3 * cuda_s / n, 1e-9 * (1 + t.cuda));
+    EXPECT_DOUBLE_EQ(t.engines_rate, b.hw_rate);  // the balancer's rates at the span's end
+    EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
+  }
+}
+
+TEST(DecoderTimesTest, NoCallsInTheSpanGivesNothing) {
+  std::mt19937_64 rng(std::random_device{}());
+  const ops::GpuDecoderCounters a = Random(rng);
+  ops::GpuDecoderCounters b = a;
+  b.images_hardware += 7;  // counters that moved without a call: not a span to report
+  b.hw_rate += 1;
+  const DecoderTimes t = DecoderTimesBetween(a, b);
+  EXPECT_EQ(t.calls, 0);
+  EXPECT_EQ(t.engines_images, 0);
+  EXPECT_EQ(t.engines_rate, 0);
+}
+
+TEST(DecoderTimesTest, NoEnginesBatchLeavesTheirTimesAtZero) {
+  std::mt19937_64 rng(std::random_device{}());
+  const ops::GpuDecoderCounters a = Random(rng);
+  ops::GpuDecoderCounters b = a;
+  b.calls += 4;
+  b.images_cuda += 1024;
+  b.cuda_seconds += 0.04;
+  const DecoderTimes t = DecoderTimesBetween(a, b);
+  EXPECT_EQ(t.engines_host, 0);
+  EXPECT_EQ(t.engines_gpu, 0);
+  EXPECT_EQ(t.engines_share, 0);
+  EXPECT_NEAR(t.cuda_images, 256, 1e-9);
+  EXPECT_NEAR(t.cuda, 10, 1e-9);
+}
+
+}  // namespace
+}  // namespace conveyor::cli
