@@ -3,9 +3,13 @@
 # `conveyor bench` on the fused training pipeline, capture on, alternated ROUNDS times, each its own
 # process, with the stage thread's split for both (bench/e2e/conveyor_e2e.py's ms_per_iteration;
 # `conveyor bench --json`'s ms_per_iteration and decoder_ms_per_call). JSONs and logs into $OUT.
-#   on the GPU machine, the bundle carried:  bash tools/device_e2e_conveyor.sh [ROUNDS]   (default 3)
+#   on the GPU machine, the bundle carried:  bash tools/device_e2e_conveyor.sh [ROUNDS] [read_ahead]
+# ROUNDS default 3. With `read_ahead`, each round runs both paths with the reader's read_ahead off
+# and on (CONVEYOR_BENCH_READ_AHEAD), names suffixed _ra0 / _ra1: the A/B of readers' read ahead.
 set -uo pipefail
 ROUNDS=${1:-3}
+MODES=("")
+[ "${2:-}" = read_ahead ] && MODES=(_ra0 _ra1)
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
 source "$SUITE/lib.sh"
@@ -20,10 +24,14 @@ CENV=$(conveyor_env)
 KNOBS="CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 CONVEYOR_BENCH_THREADS=8"
 KNOBS+=" CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA=$DATA"
 for round in $(seq "$ROUNDS"); do
-  measure "py_fused_$round" 100 "$CENV" "role=py" -- "$PYTHON" "$E2E/conveyor_e2e.py" --yaml "$PIPES/train_fused.yaml" \
-    --capture on --data "$DATA" --batch 256 --threads 8 --prefetch 2 --iterations 30 --repeats 5
-  measure "cli_fused_$round" 100 "$CENV $KNOBS" "role=cli" -- "$CONVEYOR_BIN" bench "$PIPES/train_fused.yaml" --json \
-    --warmup 11 --iterations 30 --repeats 5
+  for m in "${MODES[@]}"; do
+    ra=false; [ "$m" = _ra1 ] && ra=true
+    measure "py_fused${m}_$round" 100 "$CENV CONVEYOR_BENCH_READ_AHEAD=$ra" "role=py" -- "$PYTHON" "$E2E/conveyor_e2e.py" \
+      --yaml "$PIPES/train_fused.yaml" --capture on --data "$DATA" --batch 256 --threads 8 --prefetch 2 \
+      --iterations 30 --repeats 5
+    measure "cli_fused${m}_$round" 100 "$CENV $KNOBS CONVEYOR_BENCH_READ_AHEAD=$ra" "role=cli" -- "$CONVEYOR_BIN" bench \
+      "$PIPES/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5
+  done
 done
 # One file back (the device tool returns a few files per call): every JSON, one per line.
 for f in "$RAW"/*.json; do printf '%s\t%s\n' "$(basename "$f" .json)" "$(tr -d '\n' < "$f")"; done > "$OUTDIR/e2e_conveyor.tsv"

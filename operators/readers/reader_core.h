@@ -55,6 +55,14 @@ class ReaderCore {
   // `count` more samples of the stream whose batches are `batch_size` (padding follows
   // batch_size): how a reader draws replacements for samples it skipped.
   std::vector<int64_t> NextSamples(int64_t count, int64_t batch_size);
+  // What NextBatch(batch_size) would return now, without advancing the state (a reader's read
+  // ahead of its next batch). The epoch order it may compute stays cached for that NextBatch.
+  std::vector<int64_t> PeekBatch(int64_t batch_size) {
+    const ReaderState saved = state_;
+    std::vector<int64_t> batch = NextBatch(batch_size);
+    state_ = saved;
+    return batch;
+  }
 
   int64_t dataset_size() const { return size_; }
   // Samples per epoch of this shard: ceil(N/S) rounded up to whole batches with pad_last_batch;

@@ -34,10 +34,14 @@ OpSchema WithReaderArgs(OpSchema schema, std::vector<std::string> default_filter
                  "Pad each shard's epoch to whole batches by repeating its last sample (equal batch counts per shard).")
       .Arg<int64_t>("seed", -1, "Shuffle seed; -1 takes the pipeline's seed.")
       .Min(-1)
+      .Arg<bool>("read_ahead", false,
+                 "Read the next batch's files whole on four threads of the reader's own while the pipeline works "
+                 "on this batch (files are read one iteration early). Not with a decoder's on_error: skip.")
       .Backends({Device::kCpu});
 }
 
-ReaderOp::ReaderOp(const OpSpec& spec, bool class_folders) : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")) {
+ReaderOp::ReaderOp(const OpSpec& spec, bool class_folders)
+    : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")), read_ahead_arg_(spec.Arg<bool>("read_ahead")) {
   const std::string where = spec.Describe();
   const std::string root = spec.Arg<std::string>("file_root");
   const std::string list = spec.Arg<std::string>("file_list");
@@ -94,11 +98,19 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
   const std::vector<int64_t> batch = core_->NextBatch(ws.batch_size());
   files_.assign(batch.size(), OpenFile{});
   for (size_t i = 0; i < batch.size(); ++i) files_[i].index = batch[i];
-  if (checks_.empty()) {
-    OpenAll(ws);
-  } else {
+  if (read_ahead_arg_ && !read_ahead_) read_ahead_ = std::make_unique<ReadAhead>(dataset_.paths, kReadAheadThreads);
+  if (!checks_.empty()) {
     ReadAndCheck(ws);
+  } else if (read_ahead_ && read_ahead_->Take(batch, contents_)) {
+    ++read_ahead_batches_;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      files_[i].size = static_cast<int64_t>(contents_[i].size());
+      files_[i].content = contents_[i].data();
+    }
+  } else {
+    OpenAll(ws);
   }
+  if (read_ahead_) read_ahead_->Start(core_->PeekBatch(ws.batch_size()));
   batch_paths_.resize(files_.size());
   batch_sources_.resize(files_.size());
   for (size_t i = 0; i < files_.size(); ++i) {
@@ -129,6 +141,11 @@ void ReaderOp::OpenAll(const Workspace& ws) {
 }
 
 void ReaderOp::SkipSamplesFailing(int output, SampleCheck check, const std::string& by) {
+  if (read_ahead_arg_) {
+    throw InvalidArgument(spec().Describe() + ": " + by + " asks to skip samples its check rejects, which reads and "
+                          "checks each batch's files in the CPU stage; this reader's read_ahead: true reads them "
+                          "earlier, on its own threads: set read_ahead: false, or on_error: raise");
+  }
   if (!OutputIsFileBytes(output)) {
     throw InvalidArgument(spec().Describe() + ": " + by + " asks to skip samples its check rejects, but output " +
                           std::to_string(output) + " of this reader is not each file's bytes");

@@ -12,12 +12,18 @@
 // (counted, listed by SkippedSamples) and the next sample of the stream takes its place, until the
 // batch is full. RunCpu then copies from memory instead of reading.
 //
+// With `read_ahead: true`, Setup also starts reading the next batch's files whole on threads of
+// the reader's own (ReadAhead, read_ahead.h), and takes this batch's bytes from the read started
+// one iteration before when it was of the same files and read them all (else it opens them as
+// above, and its errors are the same). Not combinable with sample checks (an error says so).
+//
 // Every error names the reader and the file. `seed` -1 (default) takes the pipeline's seed.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -27,13 +33,14 @@
 #include "core/op/operator.h"
 #include "core/op/schema.h"
 #include "operators/readers/dataset.h"
+#include "operators/readers/read_ahead.h"
 #include "operators/readers/reader_core.h"
 
 namespace conveyor::ops {
 
 // Adds the arguments every reader takes: file_root, file_list, files, labels, file_filters (with
 // the reader's default patterns), random_shuffle, shard_id, num_shards, stick_to_shard,
-// pad_last_batch, seed.
+// pad_last_batch, seed, read_ahead.
 OpSchema WithReaderArgs(OpSchema schema, std::vector<std::string> default_filters);
 
 class ReaderOp : public Operator {
@@ -56,6 +63,8 @@ class ReaderOp : public Operator {
   // messages. Throws InvalidArgument when output `output` is not the file's bytes.
   void SkipSamplesFailing(int output, SampleCheck check, const std::string& by);
   std::vector<Skipped> SkippedSamples() const override;
+  // Batches whose files came from the read ahead (read_ahead: true) rather than the CPU stage.
+  int64_t read_ahead_batches() const { return read_ahead_batches_; }
 
   // The files of iteration `iteration`'s batch, in sample order: how a later operator's message
   // names the file of its sample i (a decoder says "sample 3 (file \"/data/x.jpg\")"). The last
@@ -104,9 +113,13 @@ class ReaderOp : public Operator {
   // "" or why file `f` is skipped; fills `bytes` with the whole file and closes it.
   std::string LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const;
 
+  // Four readers open 167k files/s on the H100 machine (docs/readers.md): ~1.5 ms per batch of 256.
+  static constexpr int kReadAheadThreads = 4;
+
   Dataset dataset_;
   ReaderOptions options_;
   int64_t seed_arg_;
+  bool read_ahead_arg_;
   std::optional<ReaderCore> core_;
   bool seeded_ = false;
   std::vector<OpenFile> files_;  // the current batch's, between Setup and RunCpu
@@ -114,11 +127,13 @@ class ReaderOp : public Operator {
   std::vector<SampleSource> batch_sources_;
   std::vector<SampleCheck> checks_;  // set before the first iteration (ConnectInput), then read-only
   std::string checked_by_;
-  std::vector<std::vector<uint8_t>> contents_;  // per batch position, reused (sample checks)
+  std::vector<std::vector<uint8_t>> contents_;  // per batch position, reused (sample checks, read ahead)
   mutable std::mutex skipped_mutex_;
   std::map<int64_t, size_t> skipped_at_;  // dataset index -> position in skipped_
   std::vector<Skipped> skipped_;
   std::optional<ReaderState> restored_;  // applied when the first Setup seeds the core
+  std::unique_ptr<ReadAhead> read_ahead_;  // read_ahead: true, from the first Setup
+  int64_t read_ahead_batches_ = 0;
   mutable std::mutex sources_mutex_;
   std::vector<std::pair<int64_t, std::vector<std::string>>> sources_;  // ring, by iteration
 };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 
 #include "core/error.h"
@@ -251,10 +252,12 @@ int OpenDescriptors() {
   return n;
 }
 
-TEST(FileReader, ClosesEveryFileItRead) {
+// After 40 batches of 8 files (and the pipeline's end) the process holds no more descriptors
+// than before; `extra`: more reader arguments.
+void ExpectEveryFileClosed(const std::string& extra) {
   const FileDataset d = MakeFileDataset(3, 9);  // 27 files
   auto run = [&](int batches) {
-    Pipeline p = Pipeline::FromYaml(PipelineYaml(d.root, ", random_shuffle: true", 8));
+    Pipeline p = Pipeline::FromYaml(PipelineYaml(d.root, ", random_shuffle: true" + extra, 8));
     p.Build();
     for (int k = 0; k < batches; ++k) {
       p.Outputs().Release();
@@ -264,8 +267,106 @@ TEST(FileReader, ClosesEveryFileItRead) {
   run(3);  // what the process keeps once started (thread pools) exists before the count
   const int before = OpenDescriptors();
   run(40);
-  EXPECT_LE(OpenDescriptors(), before) << "40 batches of 8 files left descriptors open";
+  EXPECT_LE(OpenDescriptors(), before) << "40 batches of 8 files left descriptors open (" << extra << ")";
 }
+
+TEST(FileReader, ClosesEveryFileItRead) { ExpectEveryFileClosed(""); }
+
+// read_ahead: true reads batch k+1's files on the reader's own threads during iteration k; the
+// stream, the sources, the restored state and every error are the same as without.
+TEST(FileReader, ReadAheadGivesTheSameStream) {
+  const FileDataset d = MakeFileDataset(4, 5);  // 20 files, batch 6: epochs end inside batches
+  const uint64_t seed = std::random_device{}();
+  auto spec = [&](bool ahead) {
+    return Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true).SetArg("read_ahead", ahead);
+  };
+  OpHarness plain(spec(false), Device::kCpu, 6), ahead(spec(true), Device::kCpu, 6);
+  plain.set_seed(seed);
+  ahead.set_seed(seed);
+  const auto& reader = dynamic_cast<const ops::ReaderOp&>(ahead.op());
+  for (int it = 0; it < 12; ++it) {
+    plain.set_iteration(it);
+    ahead.set_iteration(it);
+    plain.Run();
+    ahead.Run();
+    for (int i = 0; i < 6; ++i) {
+      ASSERT_EQ(Bytes(ahead.OutputCpu(0), i), Bytes(plain.OutputCpu(0), i)) << "iteration " << it << " sample " << i;
+      EXPECT_EQ(*static_cast<const int32_t*>(ahead.OutputCpu(1).raw_sample(i)),
+                *static_cast<const int32_t*>(plain.OutputCpu(1).raw_sample(i)));
+      EXPECT_EQ(ahead.OutputCpu(0).sources()[static_cast<size_t>(i)].file,
+                plain.OutputCpu(0).sources()[static_cast<size_t>(i)].file);
+    }
+    EXPECT_EQ(reader.SourcesOf(it), dynamic_cast<const ops::ReaderOp&>(plain.op()).SourcesOf(it));
+  }
+  // Every batch after the first came from the read ahead (the first had none started).
+  EXPECT_EQ(reader.read_ahead_batches(), 11);
+  EXPECT_EQ(dynamic_cast<const ops::ReaderOp&>(plain.op()).read_ahead_batches(), 0);
+}
+
+TEST(FileReader, ReadAheadRestoredStateContinuesTheSameStream) {
+  const FileDataset d = MakeFileDataset(3, 4);
+  auto spec = [&](bool ahead) {
+    return Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true).SetArg("read_ahead", ahead);
+  };
+  OpHarness a(spec(true), Device::kCpu, 5);
+  for (int it = 0; it < 3; ++it) a.Run();
+  // A restore between batches: the read started for the old position is of other files.
+  OpHarness b(spec(true), Device::kCpu, 5);
+  b.Run();
+  auto& rb = dynamic_cast<ops::ReaderOp&>(b.op());
+  rb.RestoreState(dynamic_cast<const ops::ReaderOp&>(a.op()).State());
+  for (int it = 0; it < 4; ++it) {
+    a.Run();
+    b.Run();
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(Bytes(a.OutputCpu(0), i), Bytes(b.OutputCpu(0), i)) << it << " " << i;
+  }
+  EXPECT_EQ(rb.read_ahead_batches(), 3) << "the batch after the restore was read in the CPU stage";
+}
+
+TEST(FileReader, ReadAheadErrorsAreTheSame) {
+  const std::string dir = testing::FreshTempDir("read_ahead_errors");
+  testing::WriteFile(dir + "/cls/a.jpg", {1, 2, 3});
+  testing::WriteFile(dir + "/cls/b.jpg", {4, 5});
+  std::filesystem::create_directories(dir + "/cls/c.jpg");  // a folder where a file is expected
+  auto files = [&](std::vector<std::string> names) {
+    for (std::string& n : names) n = dir + "/cls/" + n;
+    return Reader().SetArg("files", names).SetArg("read_ahead", true);
+  };
+  // In the second batch: the read ahead of it fails, the CPU stage reads it and says why.
+  for (const auto& [name, message] : std::vector<std::pair<std::string, std::string>>{
+           {"gone.jpg", "cannot open: No such file or directory"}, {"c.jpg", "not a regular file"}}) {
+    OpHarness h(files({"a.jpg", "b.jpg", name}), Device::kCpu, 2);
+    h.Run();
+    EXPECT_THAT([&] { h.Run(); }, ::testing::ThrowsMessage<InvalidArgument>(
+                                      HasSubstr("op \"readers.file\" (reader): file \"" + dir + "/cls/" + name +
+                                                "\": " + message)));
+  }
+  // An empty file is read in the CPU stage too (the read ahead takes only non-empty files).
+  testing::WriteFile(dir + "/cls/empty.jpg", {});
+  OpHarness h(files({"a.jpg", "empty.jpg"}), Device::kCpu, 2);
+  for (int it = 0; it < 3; ++it) {
+    h.Run();
+    EXPECT_EQ(Bytes(h.OutputCpu(0), 0), (std::vector<uint8_t>{1, 2, 3}));
+    EXPECT_EQ(h.OutputCpu(0).shape(1), Shape{0});
+  }
+  EXPECT_EQ(dynamic_cast<const ops::ReaderOp&>(h.op()).read_ahead_batches(), 0);
+}
+
+TEST(FileReader, ReadAheadRefusesSampleChecks) {
+  const FileDataset d = MakeFileDataset(2, 3);
+  OpHarness h(Reader().SetArg("file_root", d.root).SetArg("read_ahead", true), Device::kCpu, 2);
+  EXPECT_THAT(
+      [&] {
+        dynamic_cast<ops::ReaderOp&>(h.op()).SkipSamplesFailing(
+            0, [](const uint8_t*, size_t) { return std::string(); }, "op \"decoders.image\" (decode)");
+      },
+      ::testing::ThrowsMessage<InvalidArgument>(HasSubstr(
+          "op \"readers.file\" (reader): op \"decoders.image\" (decode) asks to skip samples its check rejects, "
+          "which reads and checks each batch's files in the CPU stage; this reader's read_ahead: true reads them "
+          "earlier, on its own threads: set read_ahead: false, or on_error: raise")));
+}
+
+TEST(FileReader, ReadAheadClosesEveryFileItRead) { ExpectEveryFileClosed(", read_ahead: true"); }
 
 TEST(FileReader, EpochSizeErrors) {
   Pipeline p = Pipeline::FromYaml(

@@ -177,6 +177,23 @@ TEST(ReaderCore, StateSavesAndRestores) {
               ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("expected \"epoch=E position=P\", got \"epoch=1\"")));
 }
 
+TEST(ReaderCore, PeekBatchIsTheNextBatchAndAdvancesNothing) {
+  // Shuffled and padded, over several epoch boundaries: a read ahead asks for batch k+1 while
+  // batch k is the last one drawn.
+  for (const bool pad : {false, true}) {
+    ReaderOptions o{true, 0, 1, false, pad, FreshSeed()};
+    ReaderCore peeked(23, o, "test"), plain(23, o, "test");
+    for (int i = 0; i < 20; ++i) {
+      const ReaderState before = peeked.state();
+      const std::vector<int64_t> next = peeked.PeekBatch(5);
+      EXPECT_EQ(peeked.state(), before) << "batch " << i;
+      EXPECT_EQ(peeked.PeekBatch(5), next) << "batch " << i << ": peeking twice";
+      EXPECT_EQ(peeked.NextBatch(5), next) << "batch " << i;
+      EXPECT_EQ(plain.NextBatch(5), next) << "batch " << i << ": a core that never peeked";
+    }
+  }
+}
+
 TEST(ReaderCore, Errors) {
   EXPECT_THAT([] { ReaderCore(0, ReaderOptions{}, "op \"r\""); },
               ::testing::ThrowsMessage<InvalidArgument>(HasSubstr("op \"r\": the dataset is empty")));

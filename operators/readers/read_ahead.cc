@@ -1,0 +1,91 @@
+#include "operators/readers/read_ahead.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+namespace conveyor::ops {
+
+ReadAhead::ReadAhead(const std::vector<std::string>& paths, int threads)
+    : paths_(paths), threads_(threads < 1 ? 1 : threads) {
+  workers_.reserve(static_cast<size_t>(threads_));
+  for (int t = 0; t < threads_; ++t) workers_.emplace_back([this, t] { Worker(t); });
+}
+
+ReadAhead::~ReadAhead() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& w : workers_) w.join();
+}
+
+void ReadAhead::Start(std::vector<int64_t> batch) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return busy_ == 0; });
+  batch_ = std::move(batch);
+  contents_.resize(batch_.size());
+  ok_.assign(batch_.size(), 0);
+  started_ = true;
+  ++job_;
+  busy_ = threads_;
+  lock.unlock();
+  cv_.notify_all();
+}
+
+bool ReadAhead::Take(const std::vector<int64_t>& batch, std::vector<std::vector<uint8_t>>& contents) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return busy_ == 0; });
+  if (!started_ || batch_ != batch) return false;
+  for (char ok : ok_) {
+    if (!ok) return false;
+  }
+  contents.swap(contents_);
+  started_ = false;  // taken: the buffers now belong to the caller until the next Start
+  return true;
+}
+
+void ReadAhead::Worker(int t) {
+  int64_t done = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return stop_ || job_ > done; });
+    if (stop_) return;
+    done = job_;
+    const size_t n = batch_.size();
+    lock.unlock();
+    // Samples t, t + threads, ...: each worker its own, so no lock while reading.
+    for (size_t i = static_cast<size_t>(t); i < n; i += static_cast<size_t>(threads_)) {
+      ok_[i] = ReadWhole(paths_[static_cast<size_t>(batch_[i])], contents_[i]) ? 1 : 0;
+    }
+    lock.lock();
+    if (--busy_ == 0) cv_.notify_all();
+  }
+}
+
+bool ReadAhead::ReadWhole(const std::string& path, std::vector<uint8_t>& bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+  if (ok) {
+    const int64_t size = static_cast<int64_t>(st.st_size);
+    bytes.resize(static_cast<size_t>(size));
+    int64_t got = 0;
+    while (got < size) {
+      const ssize_t r = ::pread(fd, bytes.data() + got, static_cast<size_t>(size - got), got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += r;
+    }
+    ok = got == size;
+  }
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace conveyor::ops
