@@ -322,8 +322,8 @@ def main():
         md.append("| %s | %s |" % ("python (each contender's)" if k == "python" else k, v))
     md += ["", "How: every contender runs in its own process, one after another, on the same files (page cache warm); "
            "an untimed first epoch plus warm-up iterations, then timed blocks whose last batch is waited for on the "
-           "host; figures are medians of the blocks (of the processes' medians where a row ran in several). Memory is measured from outside the process (bench/e2e/measure.py) "
-           "the same way for every library.", "", "## Targets", "", "| target | measured | status |",
+           "host; figures are medians of the blocks (of the processes' medians where a row ran in several). Memory "
+           "is measured from outside the process (bench/e2e/measure.py) the same way for every library.", "", "## Targets", "", "| target | measured | status |",
            "| --- | --- | --- |"]
     md += ["| %s | %s | %s |" % (name, value, verdict(ok)) for name, value, ok in checks]
     md += [""] + body

@@ -1,11 +1,16 @@
-"""CUDA-event timing shared by the PyTorch peer scripts (geometry_peers.py, pointwise_peers.py)."""
+"""CUDA-event timing shared by the PyTorch peer scripts (geometry_peers.py, pointwise_peers.py, transpose_csc_peers.py)."""
 import statistics
 
 import torch
 
 
 def time_ms(fn, reps):
-    """(median ms of one call between two events over `reps` calls, b2b_ms(fn)); one untimed call first."""
+    """(one_launch_ms(fn, reps), b2b_ms(fn))."""
+    return one_launch_ms(fn, reps), b2b_ms(fn)
+
+
+def one_launch_ms(fn, reps):
+    """Median ms of one call between two events over `reps` calls; one untimed call first."""
     fn()
     torch.cuda.synchronize()
     times = []
@@ -16,7 +21,7 @@ def time_ms(fn, reps):
         stop.record()
         stop.synchronize()
         times.append(start.elapsed_time(stop))
-    return statistics.median(times), b2b_ms(fn)
+    return statistics.median(times)
 
 
 def b2b_ms(fn, k=10, timings=5):

@@ -10,26 +10,13 @@ torchvision v2 has no axis permutation or YCbCr conversion; its rgb_to_grayscale
 (same bytes, planar), so that row reads CHW input.
 """
 import argparse
-import statistics
 
 import torch
 
+from peer_timing import one_launch_ms as time_ms
+
 RGB_TO_YCC = torch.tensor([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]])
 YCC_OFFSET = torch.tensor([0.0, 128.0, 128.0])
-
-
-def time_ms(fn, reps):
-    fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return statistics.median(times)
 
 
 def main():

@@ -5,9 +5,38 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <utility>
 
 namespace conveyor::ops {
+
+std::string ReadWholeFile(const std::string& path, std::vector<uint8_t>& bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
+  struct stat st {};
+  std::string reason;
+  if (::fstat(fd, &st) != 0) {
+    reason = std::string("cannot stat: ") + std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    reason = "not a regular file";
+  } else {
+    const int64_t size = static_cast<int64_t>(st.st_size);
+    bytes.resize(static_cast<size_t>(size));
+    int64_t done = 0;
+    while (done < size) {
+      const ssize_t n = ::pread(fd, bytes.data() + done, static_cast<size_t>(size - done), done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        reason = n < 0 ? std::string("read failed: ") + std::strerror(errno)
+                       : "expected " + std::to_string(size) + " bytes, the file ends after " + std::to_string(done);
+        break;
+      }
+      done += n;
+    }
+  }
+  ::close(fd);
+  return reason;
+}
 
 ReadAhead::ReadAhead(const std::vector<std::string>& paths, int threads)
     : paths_(paths), threads_(threads < 1 ? 1 : threads) {
@@ -60,32 +89,13 @@ void ReadAhead::Worker(int t) {
     lock.unlock();
     // Samples t, t + threads, ...: each worker its own, so no lock while reading.
     for (size_t i = static_cast<size_t>(t); i < n; i += static_cast<size_t>(threads_)) {
-      ok_[i] = ReadWhole(paths_[static_cast<size_t>(batch_[i])], contents_[i]) ? 1 : 0;
+      // Empty files are left to the caller too (its reads of an empty file have no buffer).
+      std::vector<uint8_t>& bytes = contents_[i];
+      ok_[i] = ReadWholeFile(paths_[static_cast<size_t>(batch_[i])], bytes).empty() && !bytes.empty() ? 1 : 0;
     }
     lock.lock();
     if (--busy_ == 0) cv_.notify_all();
   }
-}
-
-bool ReadAhead::ReadWhole(const std::string& path, std::vector<uint8_t>& bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st {};
-  bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
-  if (ok) {
-    const int64_t size = static_cast<int64_t>(st.st_size);
-    bytes.resize(static_cast<size_t>(size));
-    int64_t got = 0;
-    while (got < size) {
-      const ssize_t r = ::pread(fd, bytes.data() + got, static_cast<size_t>(size - got), got);
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) break;
-      got += r;
-    }
-    ok = got == size;
-  }
-  ::close(fd);
-  return ok;
 }
 
 }  // namespace conveyor::ops

@@ -16,6 +16,11 @@
 
 namespace conveyor::ops {
 
+// Reads the file at `path` whole into `bytes`: "" when it did, else why not ("cannot open: ...",
+// "cannot stat: ...", "not a regular file", "read failed: ...", "expected N bytes, the file ends
+// after M"). Shared by the read ahead and the readers' sample checks (reader_op.cc).
+std::string ReadWholeFile(const std::string& path, std::vector<uint8_t>& bytes);
+
 class ReadAhead {
  public:
   // `paths`: the dataset's files by index (outlives this). `threads` >= 1 read in parallel.
@@ -34,7 +39,6 @@ class ReadAhead {
 
  private:
   void Worker(int t);
-  static bool ReadWhole(const std::string& path, std::vector<uint8_t>& bytes);
 
   const std::vector<std::string>& paths_;
   const int threads_;

@@ -160,32 +160,9 @@ std::vector<Operator::Skipped> ReaderOp::SkippedSamples() const {
 }
 
 std::string ReaderOp::LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const {
-  const std::string& path = dataset_.paths[static_cast<size_t>(f.index)];
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::string("cannot open: ") + std::strerror(errno);
-  struct stat st {};
-  std::string reason;
-  if (::fstat(fd, &st) != 0) {
-    reason = std::string("cannot stat: ") + std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    reason = "not a regular file";
-  } else {
-    f.size = static_cast<int64_t>(st.st_size);
-    bytes.resize(static_cast<size_t>(f.size));
-    int64_t done = 0;
-    while (done < f.size) {
-      const ssize_t n = ::pread(fd, bytes.data() + done, static_cast<size_t>(f.size - done), done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        reason = n < 0 ? std::string("read failed: ") + std::strerror(errno)
-                       : "expected " + std::to_string(f.size) + " bytes, the file ends after " + std::to_string(done);
-        break;
-      }
-      done += n;
-    }
-  }
-  ::close(fd);
+  std::string reason = ReadWholeFile(dataset_.paths[static_cast<size_t>(f.index)], bytes);
   if (!reason.empty()) return reason;
+  f.size = static_cast<int64_t>(bytes.size());
   for (const SampleCheck& check : checks_) {
     reason = check(bytes.data(), bytes.size());
     if (!reason.empty()) return reason;
