@@ -24,8 +24,13 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
     t.engines_gpu = 1e3 * (b.hw_gpu_seconds - a.hw_gpu_seconds) / batches;
   }
   t.cuda = 1e3 * per_call(a.cuda_seconds, b.cuda_seconds);
+  t.cuda_host = 1e3 * per_call(a.cuda_host_seconds, b.cuda_host_seconds);
+  t.cuda_pinned_wait = 1e3 * per_call(a.cuda_pinned_wait_seconds, b.cuda_pinned_wait_seconds);
+  t.cuda_issue = 1e3 * per_call(a.cuda_issue_seconds, b.cuda_issue_seconds);
   t.engines_rate = b.hw_rate;
   t.cuda_rate = b.cuda_rate;
+  t.engines = b.hw_engines;
+  t.cores_per_engine = b.hw_cores_per_engine;
   return t;
 }
 

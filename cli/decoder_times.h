@@ -18,8 +18,13 @@ struct DecoderTimes {
   // ms per engines' batch whose GPU time was read: host time inside nvJPEG's batched call, and
   // GPU time between its events; ms per call of the CUDA backend's part of phase B.
   double engines_host = 0, engines_gpu = 0, cuda = 0;
+  // ms per call of the CUDA backend's workers' thread time (summed over workers): parse + host
+  // Huffman, waiting for a pinned buffer's previous transfer, issuing transfer + device phase.
+  double cuda_host = 0, cuda_pinned_wait = 0, cuda_issue = 0;
   // The balancer's smoothed rates at the span's end, images/s.
   double engines_rate = 0, cuda_rate = 0;
+  // What nvJPEG reports of the JPEG engines (nvjpegGetHardwareDecoderInfo; 0 when not).
+  int engines = 0, cores_per_engine = 0;
 };
 
 DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& before, const ops::GpuDecoderCounters& after);

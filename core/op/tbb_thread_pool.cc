@@ -3,6 +3,7 @@
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_group.h>
 
 #include <algorithm>
 
@@ -28,6 +29,29 @@ void TbbThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<vo
     tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, std::max<int64_t>(1, grain)),
                       [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
   });
+}
+
+void TbbThreadPool::RunBeside(const std::function<void()>& a, const std::function<void()>& b) {
+  if (num_threads_ <= 1) {
+    a();
+    b();
+    return;
+  }
+  // `b` goes to the arena as a task for an idle worker to take; the caller runs `a` meanwhile and
+  // then waits for `b` (running it itself if no worker took it). Not parallel_invoke: that may run
+  // `b` on the caller first and leave `a` queued behind it.
+  tbb::task_group group;
+  arena_.execute([&] { group.run(b); });
+  try {
+    a();
+  } catch (...) {
+    try {
+      arena_.execute([&] { group.wait(); });  // b reads the caller's frame: let it finish first
+    } catch (...) {
+    }
+    throw;
+  }
+  arena_.execute([&] { group.wait(); });
 }
 
 }  // namespace conveyor

@@ -14,6 +14,8 @@ class TbbThreadPool final : public CpuThreadPool {
   explicit TbbThreadPool(int num_threads);
   int num_threads() const override { return num_threads_; }
   void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) override;
+  // `b` as a task of the arena (a tbb::task_group) for an idle worker, `a` on the calling thread.
+  void RunBeside(const std::function<void()>& a, const std::function<void()>& b) override;
   tbb::task_arena& arena() { return arena_; }
 
  private:

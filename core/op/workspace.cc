@@ -76,6 +76,15 @@ void Workspace::ParallelFor(int64_t n, int64_t grain, const std::function<void(i
   thread_pool_->ParallelFor(n, grain, fn);
 }
 
+void Workspace::RunBeside(const std::function<void()>& a, const std::function<void()>& b) const {
+  if (thread_pool_ == nullptr) {
+    a();
+    b();
+    return;
+  }
+  thread_pool_->RunBeside(a, b);
+}
+
 void Workspace::CheckNotPerSample(const std::string& name) const {
   if (IsArgPerSample(name)) {
     throw InvalidArgument(spec_->Describe() + ": argument \"" + name +

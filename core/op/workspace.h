@@ -113,6 +113,8 @@ class Workspace {
   // Null when the caller gave none; ParallelFor then runs inline.
   CpuThreadPool* thread_pool() const { return thread_pool_; }
   void ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) const;
+  // CpuThreadPool::RunBeside on the pool; without one, `a` then `b` on the calling thread.
+  void RunBeside(const std::function<void()>& a, const std::function<void()>& b) const;
 
   int64_t iteration() const { return iteration_; }
   uint64_t seed() const { return seed_; }

@@ -93,6 +93,12 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
         reject(node, "reads \"" + edge.name + "\" across devices from GPU node \"" + producer.name() +
                          "\": not supported by the executor");
       }
+      // A GPU-stage node reading host data (a decoder's encoded files): pinned, so what it hands
+      // to the GPU's copy engines or the JPEG engines is copied by DMA, not through a pageable
+      // bounce on the calling thread (docs/executor.md, staging).
+      if (node.device == Device::kGpu && edge.data_device == Device::kCpu && edge.wanted == Device::kCpu) {
+        pinned_output[edge.producer][edge.output] = true;
+      }
       if (edge.staged()) {
         const auto key = std::make_pair(edge.producer, edge.output);
         if (!staged_index.count(key)) {

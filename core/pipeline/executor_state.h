@@ -96,6 +96,7 @@ class ExecutorPool final : public CpuThreadPool {
     }
     tbb_.ParallelFor(n, grain, fn);
   }
+  void RunBeside(const std::function<void()>& a, const std::function<void()>& b) override { tbb_.RunBeside(a, b); }
   tbb::task_arena& arena() { return tbb_.arena(); }
 
  private:

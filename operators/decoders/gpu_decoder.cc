@@ -30,7 +30,6 @@ void GpuDecoder::Impl::UpdateBalance(double cuda_seconds, int64_t cuda_images) {
     hw_share = std::clamp(hw_rate / (hw_rate + cuda_rate), kMinShare, 1 - kMinShare);
   }
   std::lock_guard<std::mutex> lock(counters_mu);
-  counters.cuda_seconds += cuda_seconds;
   counters.hw_rate = hw_rate;
   counters.cuda_rate = cuda_rate;
   if (automatic) counters.hw_share = hw_share;
@@ -71,16 +70,28 @@ void AddCallCounters(GpuDecoderCounters& to, const GpuDecoderCounters& call) {
   to.hw_preallocations += call.hw_preallocations;
   to.hw_ready_wait_seconds += call.hw_ready_wait_seconds;
   to.hw_end_pending += call.hw_end_pending;
+  to.hw_batches += call.hw_batches;
+  to.hw_host_seconds += call.hw_host_seconds;
+  to.hw_gpu_seconds += call.hw_gpu_seconds;
+  to.cuda_seconds += call.cuda_seconds;
+  to.cuda_host_seconds += call.cuda_host_seconds;
+  to.cuda_pinned_wait_seconds += call.cuda_pinned_wait_seconds;
+  to.cuda_issue_seconds += call.cuda_issue_seconds;
 }
 
-// The process's totals: every decoder's counts and phase times; the engines' own batch times stay
-// per decoder (read a call later).
+// The process's totals: every decoder's counts and phase times (the engines' batch times as read
+// at a slot's next call, so a call later), the latest decoder's rates and availability.
 void AddToProcessCounters(const GpuDecoderCounters& batch, const GpuDecoderCounters& latest) {
   std::lock_guard<std::mutex> lock(process_counters_mu);
   AddCallCounters(process_counters, batch);
   process_counters.nvjpeg_available = latest.nvjpeg_available;
   process_counters.hardware_available = latest.hardware_available;
   process_counters.hw_share = latest.hw_share;
+  process_counters.hw_engines = latest.hw_engines;
+  process_counters.hw_cores_per_engine = latest.hw_cores_per_engine;
+  process_counters.hw_no_pipeline = latest.hw_no_pipeline;
+  process_counters.hw_rate = latest.hw_rate;
+  process_counters.cuda_rate = latest.cuda_rate;
   process_counters.unavailable_reason = latest.unavailable_reason;
 }
 
@@ -141,7 +152,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const auto queried = Clock::now();
   slot.done.Synchronize();
   const auto waited = Clock::now();
-  d.ReadEngineTimes(slot);
+  // This call's share of the counters: added to the decoder's and to the process's at the end.
+  GpuDecoderCounters batch;
+  d.ReadEngineTimes(slot, batch);
   auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
   const int channels = DecodeChannels(d.options.color);
   const bool nv = d.lib != nullptr;
@@ -237,53 +250,61 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
   }
 
-  // B: engines (item 0) and CUDA backend (one item per image), in parallel.
+  // B: the engines' batch and the CUDA backend's images side by side. The engines' call holds its
+  // thread for the whole batch, so it runs as a task of its own (RunBeside) while the CUDA
+  // backend's images spread over the pool's other threads. (Until 2026-11-26 both were items of
+  // one ParallelFor, whose chunks put a few CUDA images behind the engines' call on its thread: the
+  // CUDA part then always ended with the engines, its measured rate fell, and the balancer gave
+  // the engines more and more of the batch.)
   std::vector<uint8_t> fallback(n, 0);
   std::mutex used_mu;
   std::vector<Worker*> used;
   // The engines' images in up to hw_parts contiguous sub-batches of at least 16 images.
   const int hw_n = static_cast<int>(d.hw_list.size());
   const int hw_items = hw_n == 0 ? 0 : std::clamp(hw_n / 16, 1, std::max(d.hw_parts, 1));
-  const int64_t items = hw_items + static_cast<int64_t>(d.cuda_list.size());
+  const int64_t cuda_n = static_cast<int64_t>(d.cuda_list.size());
   const auto b_start = Clock::now();
   std::atomic<int64_t> cuda_end_ns{0}, hw_start_ns{0};
-  if (!d.cuda_list.empty()) slot.start.Record(stream);
-  if (items > 0) {
-    const int device = d.options.device;
-    ws.ParallelFor(items, 1, [&](int64_t begin, int64_t end) {
+  CudaPhaseTimes cuda_times;
+  if (cuda_n > 0) slot.start.Record(stream);
+  const int device = d.options.device;
+  auto run_engines = [&] {
+    cuda::DeviceGuard engines_guard(device);
+    hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+    for (int p = 0; p < hw_items; ++p) {
+      d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
+    }
+  };
+  auto run_cuda = [&] {
+    ws.ParallelFor(cuda_n, 1, [&](int64_t begin, int64_t end) {
       cuda::DeviceGuard chunk_guard(device);
-      Worker* w = nullptr;
-      std::optional<WorkerLease> lease;
-      for (int64_t item = begin; item < end; ++item) {
-        if (item < hw_items) {
-          const int p = static_cast<int>(item);
-          hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
-          d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
-          continue;
-        }
-        const int i = d.cuda_list[item - hw_items];
-        if (w == nullptr) {
-          w = d.TakeWorker();
-          lease.emplace(d, w);  // built in place: exactly one GiveWorker, at the chunk's end
-          CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), slot.start.get(), 0));
-        }
+      Worker* w = d.TakeWorker();
+      WorkerLease lease(d, w);  // exactly one GiveWorker, at the chunk's end
+      CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), slot.start.get(), 0));
+      for (int64_t k = begin; k < end; ++k) {
+        const int i = d.cuda_list[static_cast<size_t>(k)];
         try {
-          d.DecodeCuda(*w, samples[i], i, ws, sample_where(i));
+          d.DecodeCuda(*w, samples[i], sample_where(i), cuda_times);
         } catch (const NvjpegError& e) {
           if (!IsRefusal(e.status())) throw;
           fallback[i] = 1;
         }
       }
-      if (w != nullptr) {
-        w->done.Record(w->stream.view());
-        std::lock_guard<std::mutex> lock(used_mu);
-        used.push_back(w);
-        const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
-        int64_t prev = cuda_end_ns.load();
-        while (prev < t && !cuda_end_ns.compare_exchange_weak(prev, t)) {
-        }
+      w->done.Record(w->stream.view());
+      std::lock_guard<std::mutex> lock(used_mu);
+      used.push_back(w);
+      const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+      int64_t prev = cuda_end_ns.load();
+      while (prev < t && !cuda_end_ns.compare_exchange_weak(prev, t)) {
       }
     });
+  };
+  if (hw_items > 0 && cuda_n > 0) {
+    ws.RunBeside(run_engines, run_cuda);
+  } else if (hw_items > 0) {
+    run_engines();
+  } else {
+    run_cuda();
   }
   for (Worker* w : used) w->done.Wait(stream);  // a worker used twice: its last record covers both
   const auto c_start = Clock::now();
@@ -327,9 +348,11 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   const double cuda_s = cuda_end_ns.load() / 1e9;
   if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));
-  // This call's share of the counters: added to the decoder's and to the process's.
-  GpuDecoderCounters batch;
   batch.calls = 1;
+  batch.cuda_seconds = cuda_s;
+  batch.cuda_host_seconds = static_cast<double>(cuda_times.host_ns.load()) / 1e9;
+  batch.cuda_pinned_wait_seconds = static_cast<double>(cuda_times.pinned_wait_ns.load()) / 1e9;
+  batch.cuda_issue_seconds = static_cast<double>(cuda_times.issue_ns.load()) / 1e9;
   batch.classify_seconds = std::chrono::duration<double>(b_start - a_start).count();
   batch.phase_b_seconds = std::chrono::duration<double>(c_start - b_start).count();
   batch.phase_c_seconds = std::chrono::duration<double>(c_end - c_start).count();

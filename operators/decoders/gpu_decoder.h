@@ -83,12 +83,17 @@ struct GpuDecoderCounters {
   bool nvjpeg_available = false;
   bool hardware_available = false;
   double hw_share = 0;          // the engines' current share of accepted images
+  int hw_engines = 0, hw_cores_per_engine = 0;  // nvjpegGetHardwareDecoderInfo (0: not reported)
+  bool hw_no_pipeline = false;  // engines' handle made with NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
   // Where the engines' and the CUDA backend's time goes (for tuning and benchmarks): summed over
   // the engines' batches whose GPU time has been read, and over the CUDA backend's phase B.
   int64_t hw_batches = 0;
   double hw_host_seconds = 0;   // host time inside nvjpegDecodeBatched(Ex) (+ Initialize)
   double hw_gpu_seconds = 0;    // GPU time between the events around the engines' batch
   double cuda_seconds = 0;      // wall time of the CUDA backend's part of phase B
+  // The CUDA backend's workers, thread time summed over them: nvJPEG's parse + host Huffman,
+  // waiting for a pinned buffer's previous transfer, issuing the transfer + device phase.
+  double cuda_host_seconds = 0, cuda_pinned_wait_seconds = 0, cuda_issue_seconds = 0;
   double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, images/s
   int64_t calls = 0;            // Decode calls
   double classify_seconds = 0;  // phase A (headers, the engines' support checks, the split)

@@ -6,6 +6,7 @@
 //                         balance between engines and CUDA backend, the counters.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,7 @@ inline constexpr double kEma = 0.3;           // weight of the newest rate measu
 inline constexpr double kMinShare = 0.05;     // each path keeps this share so its rate stays measured
 inline constexpr double kInitialHwShare = 0.9;  // engines first
 inline constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+inline constexpr unsigned kFlagsHwDecodeNoPipeline = 1;  // NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
 // nvjpegChromaSubsampling_t values (a C enum): the subsampling the engines' buffers are
 // preallocated for, from the widest of the batch.
 inline constexpr int kCss444 = 0, kCss422 = 1, kCss420 = 2, kCssGray = 6;
@@ -60,15 +62,22 @@ inline nvjpegImage_t ImageOf(const GpuDecodeSample& s, int channels) {
   return img;
 }
 
-// One decoder kind (host Huffman or GPU Huffman) of a worker: its state and buffers. Two pinned
-// buffers alternate so the host phase of the next image can run while the previous image's
-// transfer still reads the other.
+// One decoder kind (host Huffman or GPU Huffman) of a worker: its state and buffers. Pinned
+// buffers (two unless CONVEYOR_JPEG_CUDA_PINNED says otherwise) take turns so the host phase of the
+// next image can run while earlier images' transfers still read the others.
 struct HybridLane {
   nvjpegJpegState_t state = nullptr;
   nvjpegBufferDevice_t device_buffer = nullptr;
-  nvjpegBufferPinned_t pinned[2] = {nullptr, nullptr};
-  cuda::Event pinned_done[2];
+  std::vector<nvjpegBufferPinned_t> pinned;
+  std::vector<cuda::Event> pinned_done;
   int next = 0;
+};
+
+// Where the CUDA backend's workers spend one call (thread time summed over workers, ns): nvJPEG's
+// parse and host Huffman, waiting for a pinned buffer's previous transfer, and issuing the
+// transfer and the device phase.
+struct CudaPhaseTimes {
+  std::atomic<int64_t> host_ns{0}, pinned_wait_ns{0}, issue_ns{0};
 };
 
 // Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each
@@ -135,6 +144,7 @@ struct GpuDecoder::Impl {
   std::vector<uint8_t> engine_ok;
   std::vector<int> hw_list, cuda_list, cpu_list;
   std::vector<size_t> staging_offsets;
+  int cuda_pinned_buffers = 2;  // per worker lane (CONVEYOR_JPEG_CUDA_PINNED)
   int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
   bool engines_wait = true;  // CONVEYOR_JPEG_ENGINES_WAIT
 
@@ -144,10 +154,10 @@ struct GpuDecoder::Impl {
   SlotState& Slot(int s);
   Worker* TakeWorker();
   void GiveWorker(Worker* w);
-  void DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws, const std::string& where);
+  void DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaPhaseTimes& times);
   void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
                       StreamView stream, const std::string& where);
-  void ReadEngineTimes(SlotState& slot);
+  void ReadEngineTimes(SlotState& slot, GpuDecoderCounters& call);
   void UpdateBalance(double cuda_seconds, int64_t cuda_images);
   void Unavailable(const std::string& why);
 };

@@ -14,12 +14,15 @@ namespace conveyor::ops {
 
 // One image through the decoupled API: host phase on this thread, device phases on the worker's
 // stream (which already waits for ws.stream(), where the outputs were allocated).
-void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, const Workspace& ws,
-                                  const std::string& where) {
-  (void)ws;
+void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where,
+                                  CudaPhaseTimes& times) {
   const NvjpegApi& a = api();
   const int kind = s.height * s.width > options.hybrid_huffman_threshold ? 1 : 0;
   HybridLane& lane = w.lanes[kind];
+  auto since = [](Clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
+  };
+  const auto t0 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle, s.data, s.size, 0, 0, w.jpeg_stream), where);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options.color)), where);
   if (IsWhole(s)) {
@@ -31,16 +34,21 @@ void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, int i, co
   }
   // The pinned buffer we are about to refill may still feed the transfer of an earlier image.
   const int b = lane.next;
-  lane.next ^= 1;
+  lane.next = (lane.next + 1) % static_cast<int>(lane.pinned.size());
+  const auto t1 = Clock::now();
   lane.pinned_done[b].Synchronize();
+  times.pinned_wait_ns += since(t1);
+  const auto t2 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachPinnedBuffer(lane.state, lane.pinned[b]), where);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegHost(handle, decoders[kind], lane.state, w.params, w.jpeg_stream), where);
+  const auto t3 = Clock::now();
+  times.host_ns += std::chrono::duration_cast<std::chrono::nanoseconds>((t1 - t0) + (t3 - t2)).count();
   CONVEYOR_NVJPEG_CHECK(
       a.nvjpegDecodeJpegTransferToDevice(handle, decoders[kind], lane.state, w.jpeg_stream, w.stream.get()), where);
   lane.pinned_done[b].Record(w.stream.view());
   nvjpegImage_t img = ImageOf(s, DecodeChannels(options.color));
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle, decoders[kind], lane.state, &img, w.stream.get()), where);
-  (void)i;
+  times.issue_ns += since(t3);
 }
 
 void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end,
@@ -119,10 +127,10 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   part.pending = true;
 }
 
-// The engines' time of a slot's previous batch, read at the slot's next use (its events have
+// The engines' time of a slot's previous batch (added to this call's counters), read at the slot's next use (its events have
 // completed by then: Decode waits for slot.done first), never waited for. The sub-batches run side
 // by side: the engines' rate is their images over the longest one.
-void GpuDecoder::Impl::ReadEngineTimes(SlotState& slot) {
+void GpuDecoder::Impl::ReadEngineTimes(SlotState& slot, GpuDecoderCounters& call) {
   double longest = 0;
   int64_t images = 0;
   for (HwPart& part : slot.hw) {
@@ -131,10 +139,9 @@ void GpuDecoder::Impl::ReadEngineTimes(SlotState& slot) {
     longest = std::max({longest, gpu_s, part.host_s});
     images += part.images;
     part.pending = false;
-    std::lock_guard<std::mutex> lock(counters_mu);
-    ++counters.hw_batches;
-    counters.hw_host_seconds += part.host_s;
-    counters.hw_gpu_seconds += gpu_s;
+    ++call.hw_batches;
+    call.hw_host_seconds += part.host_s;
+    call.hw_gpu_seconds += gpu_s;
   }
   if (longest > 0 && images > 0) {
     const double r = static_cast<double>(images) / longest;

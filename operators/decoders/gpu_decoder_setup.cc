@@ -44,12 +44,35 @@ bool EnginesWaitByEnv() {
                        "they wait");
 }
 
+// CONVEYOR_JPEG_HW_PIPELINE: "0" creates the engines' handle with NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
+// (nvJPEG's batched hardware decode then buffers no additional images), for measuring whether that
+// buffering is what makes the engines' call hold its thread; "1" or unset: nvJPEG's default.
+bool EnginesPipelineByEnv() {
+  return SwitchFromEnv("CONVEYOR_JPEG_HW_PIPELINE", "NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle",
+                       "nvJPEG's default");
+}
+
+// CONVEYOR_JPEG_CUDA_PINNED: pinned buffers per CUDA-backend worker and decoder kind, 2 to 16
+// (default 2): how many images' host phases a worker may run ahead of their transfers.
+int CudaPinnedBuffersByEnv() {
+  const char* v = std::getenv("CONVEYOR_JPEG_CUDA_PINNED");
+  if (v == nullptr) return 2;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != 0 || n < 2 || n > 16) {
+    throw Error(std::string("CONVEYOR_JPEG_CUDA_PINNED: expected a whole number from 2 to 16, got \"") + v + "\"");
+  }
+  return static_cast<int>(n);
+}
+
 }  // namespace
 
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
   const bool engines_allowed = EnginesAllowedByEnv();
   engines_wait = EnginesWaitByEnv();
+  cuda_pinned_buffers = CudaPinnedBuffersByEnv();
+  const unsigned hw_flags = EnginesPipelineByEnv() ? 0u : kFlagsHwDecodeNoPipeline;
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
   lib = SharedNvjpeg(&why);
@@ -83,10 +106,11 @@ void GpuDecoder::Impl::Init() {
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
   nvjpegStatus_t hw = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER
                                   : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(),
-                                                           hw_alloc->pinned(), flags, &hw_handle);
+                                                           hw_alloc->pinned(), flags | hw_flags, &hw_handle);
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
-    hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(), hw_alloc->pinned(), 0, &hw_handle);
+    hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(), hw_alloc->pinned(), hw_flags,
+                                &hw_handle);
   }
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
@@ -95,6 +119,14 @@ void GpuDecoder::Impl::Init() {
     return;
   }
   counters.hardware_available = true;
+  counters.hw_no_pipeline = hw_flags != 0;
+  if (api().nvjpegGetHardwareDecoderInfo != nullptr) {
+    unsigned engines = 0, cores = 0;
+    if (api().nvjpegGetHardwareDecoderInfo(hw_handle, &engines, &cores) == NVJPEG_STATUS_SUCCESS) {
+      counters.hw_engines = static_cast<int>(engines);
+      counters.hw_cores_per_engine = static_cast<int>(cores);
+    }
+  }
   // One sub-batch: on the H100 (nvJPEG 13) 2, 4 or 8 sub-batches decoded from several threads at
   // once crashed or hung, while one batch with preallocated buffers reached 25.4k images/s.
   hw_parts = 1;
@@ -173,7 +205,9 @@ Worker* GpuDecoder::Impl::TakeWorker() {
     HybridLane& lane = w->lanes[k];
     CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle, decoders[k], &lane.state), "CUDA backend worker");
     CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle, cuda_alloc->device(), &lane.device_buffer), "CUDA backend worker");
-    for (int b = 0; b < 2; ++b) {
+    lane.pinned.assign(static_cast<size_t>(cuda_pinned_buffers), nullptr);
+    lane.pinned_done.resize(static_cast<size_t>(cuda_pinned_buffers));
+    for (int b = 0; b < cuda_pinned_buffers; ++b) {
       CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle, cuda_alloc->pinned(), &lane.pinned[b]), "CUDA backend worker");
       lane.pinned_done[b] = cuda::Event::Create();
     }

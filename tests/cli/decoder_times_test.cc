@@ -19,6 +19,7 @@ ops::GpuDecoderCounters Random(std::mt19937_64& rng) {
   c.hw_host_seconds = s(rng), c.hw_gpu_seconds = s(rng), c.cuda_seconds = s(rng);
   c.classify_seconds = s(rng), c.phase_b_seconds = s(rng), c.phase_c_seconds = s(rng);
   c.slot_wait_seconds = s(rng), c.call_seconds = s(rng);
+  c.cuda_host_seconds = s(rng), c.cuda_pinned_wait_seconds = s(rng), c.cuda_issue_seconds = s(rng);
   c.hw_rate = s(rng) * 1000, c.cuda_rate = s(rng) * 1000;
   return c;
 }
@@ -37,9 +38,12 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     b.calls += calls, b.hw_batches += batches, b.slot_pending_calls += pending;
     b.images_hardware += hw, b.images_cuda += cuda, b.images_cpu += cpu;
     b.hw_host_seconds += host, b.hw_gpu_seconds += gpu, b.cuda_seconds += cuda_s;
+    const double w_host = s(rng), w_wait = s(rng), w_issue = s(rng);
+    b.cuda_host_seconds += w_host, b.cuda_pinned_wait_seconds += w_wait, b.cuda_issue_seconds += w_issue;
     b.classify_seconds += classify, b.phase_b_seconds += phase_b, b.phase_c_seconds += phase_c;
     b.slot_wait_seconds += wait, b.call_seconds += call;
     b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
+    b.hw_engines = 1 + static_cast<int>(rng() % 16), b.hw_cores_per_engine = 1 + static_cast<int>(rng() % 8);
 
     const DecoderTimes t = DecoderTimesBetween(a, b);
     const double n = static_cast<double>(calls), nb = static_cast<double>(batches);
@@ -59,8 +63,13 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     EXPECT_NEAR(t.engines_host, 1e3 * host / nb, 1e-9 * (1 + t.engines_host));
     EXPECT_NEAR(t.engines_gpu, 1e3 * gpu / nb, 1e-9 * (1 + t.engines_gpu));
     EXPECT_NEAR(t.cuda, 1e3 * cuda_s / n, 1e-9 * (1 + t.cuda));
+    EXPECT_NEAR(t.cuda_host, 1e3 * w_host / n, 1e-9 * (1 + t.cuda_host));
+    EXPECT_NEAR(t.cuda_pinned_wait, 1e3 * w_wait / n, 1e-9 * (1 + t.cuda_pinned_wait));
+    EXPECT_NEAR(t.cuda_issue, 1e3 * w_issue / n, 1e-9 * (1 + t.cuda_issue));
     EXPECT_DOUBLE_EQ(t.engines_rate, b.hw_rate);  // the balancer's rates at the span's end
     EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
+    EXPECT_EQ(t.engines, b.hw_engines);  // what nvJPEG reported of the engines
+    EXPECT_EQ(t.cores_per_engine, b.hw_cores_per_engine);
   }
 }
 

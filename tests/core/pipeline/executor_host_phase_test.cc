@@ -243,6 +243,40 @@ TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
   EXPECT_EQ(overlapping, 3) << "the host phase of k + 1 must run while the GPU works on k";
 }
 
+// A CPU output a GPU node reads on the host is allocated pinned (what nvJPEG's engines copy by
+// DMA instead of through a pageable bounce on the calling thread), in every slot of the ring.
+TEST(ExecutorHostPhase, HostInputOfAGpuNodeIsPinned) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int kBatch = 4, kPrefetch = 3;
+  Pipeline p = Pipeline::FromYaml(Yaml(
+      "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
+      "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], outputs: [x]}\n",
+      "x", kBatch, 2, kPrefetch));
+  ByteBatches batches(kBatch, 3000, 1 << 20);  // every sample 3,000 bytes
+  std::deque<TensorListCPU> fed;
+  for (int i = 0; i < kPrefetch; ++i) FeedOne(p, batches, fed);
+  testing::ResetHostPhaseInputKinds();
+  p.Build();
+  for (int k = 0; k < 2 * kPrefetch; ++k) {
+    PipelineOutputs out = p.Outputs();
+    const TensorListCPU x = ToHost(out.Gpu(0));
+    const TensorListCPU& in = fed.front();
+    ASSERT_EQ(x.shapes(), in.shapes()) << "iteration " << k;
+    for (int s = 0; s < kBatch; ++s) {
+      const auto* got = static_cast<const float*>(x.raw_sample(s));
+      const auto* want = static_cast<const uint8_t*>(in.raw_sample(s));
+      for (int64_t i = 0; i < in.shape(s).num_elements(); ++i) {
+        ASSERT_EQ(got[i], HostPhaseValue(want[i], 0)) << "iteration " << k << " sample " << s << " i " << i;
+      }
+    }
+    fed.pop_front();
+    out.Release();
+    FeedOne(p, batches, fed);
+    p.Run();
+  }
+  EXPECT_EQ(testing::HostPhaseInputKinds(), std::vector<MemoryKind>{MemoryKind::kPinned});
+}
+
 TEST(ExecutorHostPhase, BadHostInputNamesTheNodeAndSample) {
   CONVEYOR_REQUIRE_GPU();
   Pipeline p = Pipeline::FromYaml(Yaml(

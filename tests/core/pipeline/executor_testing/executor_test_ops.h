@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/cuda/stream.h"
+#include "core/memory/memory_kind.h"
 #include "core/op/philox.h"
 
 namespace conveyor::testing {
@@ -68,5 +69,8 @@ inline float HostPhaseValue(uint8_t in, double add) {
 // The most distinct threads one host phase of testing.host_phase ran on (since the last reset).
 int HostPhaseMaxThreads();
 void ResetHostPhaseMaxThreads();
+// The memory kinds of the host input testing.host_phase has read (since the last reset).
+std::vector<MemoryKind> HostPhaseInputKinds();
+void ResetHostPhaseInputKinds();
 
 }  // namespace conveyor::testing

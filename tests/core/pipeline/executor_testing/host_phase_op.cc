@@ -30,6 +30,7 @@ namespace conveyor::testing {
 namespace {
 
 std::atomic<int> g_max_threads{0};
+std::atomic<int> g_input_kinds{0};  // bit per MemoryKind of the host input seen in RunGpu
 
 const OpSchema kHostPhaseSchema =
     OpSchema("testing.host_phase")
@@ -66,6 +67,7 @@ class HostPhaseOp final : public Operator {
   void RunGpu(Workspace& ws) override {
     const TensorListCPU& in = ws.InputCpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
+    if (!in.buffer().empty()) g_input_kinds.fetch_or(1 << static_cast<int>(in.buffer().kind()));
     const size_t slot = static_cast<size_t>(ws.slot());
     if (staging_.size() <= slot) {
       staging_.resize(slot + 1);
@@ -138,5 +140,13 @@ const OperatorRegistration<HostPhaseOp> kHostPhaseRegistration(kHostPhaseSchema)
 
 int HostPhaseMaxThreads() { return g_max_threads.load(); }
 void ResetHostPhaseMaxThreads() { g_max_threads.store(0); }
+std::vector<MemoryKind> HostPhaseInputKinds() {
+  std::vector<MemoryKind> kinds;
+  for (MemoryKind k : {MemoryKind::kHost, MemoryKind::kPinned, MemoryKind::kDevice}) {
+    if (g_input_kinds.load() & (1 << static_cast<int>(k))) kinds.push_back(k);
+  }
+  return kinds;
+}
+void ResetHostPhaseInputKinds() { g_input_kinds.store(0); }
 
 }  // namespace conveyor::testing

@@ -76,6 +76,7 @@ TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   for (int i = 0; i < 48; ++i) files.push_back(EncodeJpeg(375, 500, TJSAMP_420, false, rng));
   const auto windows = Whole(files);
   DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  const GpuDecoderCounters process_before = ProcessGpuDecoderCounters();
   for (int it = 0; it < 12; ++it) {
     run.slot = it % 2;
     const auto got = run(files, windows);
@@ -87,6 +88,29 @@ TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   EXPECT_GT(c.images_cuda, 0);
   EXPECT_GE(c.hw_share, 0.05 - 1e-9);
   EXPECT_LE(c.hw_share, 0.95 + 1e-9);
+  // The balancer's inputs, read back a call later for the engines, are counted per decoder and in
+  // the process's totals alike (`conveyor bench`'s phase B split reads the latter).
+  EXPECT_GE(c.hw_batches, 10);
+  EXPECT_GT(c.hw_engines, 0);  // nvJPEG 13 reports the engines (nvjpegGetHardwareDecoderInfo)
+  EXPECT_GT(c.hw_cores_per_engine, 0);
+  EXPECT_FALSE(c.hw_no_pipeline);
+  EXPECT_GT(c.hw_gpu_seconds, 0);
+  EXPECT_GT(c.hw_host_seconds, 0);
+  EXPECT_GT(c.cuda_seconds, 0);
+  EXPECT_GT(c.cuda_host_seconds, 0);  // the workers' host Huffman and issue, thread time
+  EXPECT_GT(c.cuda_issue_seconds, 0);
+  EXPECT_GT(c.hw_rate, 0);
+  EXPECT_GT(c.cuda_rate, 0);
+  const GpuDecoderCounters p = ProcessGpuDecoderCounters();
+  EXPECT_EQ(p.calls - process_before.calls, 12);
+  EXPECT_EQ(p.hw_batches - process_before.hw_batches, c.hw_batches);
+  EXPECT_NEAR(p.hw_gpu_seconds - process_before.hw_gpu_seconds, c.hw_gpu_seconds, 1e-9);
+  EXPECT_NEAR(p.hw_host_seconds - process_before.hw_host_seconds, c.hw_host_seconds, 1e-9);
+  EXPECT_NEAR(p.cuda_seconds - process_before.cuda_seconds, c.cuda_seconds, 1e-9);
+  EXPECT_NEAR(p.cuda_host_seconds - process_before.cuda_host_seconds, c.cuda_host_seconds, 1e-9);
+  EXPECT_NEAR(p.cuda_issue_seconds - process_before.cuda_issue_seconds, c.cuda_issue_seconds, 1e-9);
+  EXPECT_EQ(p.hw_rate, c.hw_rate);
+  EXPECT_EQ(p.cuda_rate, c.cuda_rate);
 }
 
 // CONVEYOR_JPEG_ENGINES=0: no engines even where the GPU has them; the CUDA backend decodes their

@@ -37,12 +37,14 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
 }
 
-// A CONVEYOR_JPEG_ENGINES or CONVEYOR_JPEG_ENGINES_WAIT value other than 0 or 1 is refused with
+// A CONVEYOR_JPEG_ENGINES, _ENGINES_WAIT or _HW_PIPELINE value other than 0 or 1 is refused with
 // what was expected and what came, before anything is loaded (so also without nvJPEG or a GPU).
 TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
   const std::pair<const char*, const char*> settings[] = {
       {"CONVEYOR_JPEG_ENGINES", "expected 0 (hardware JPEG engines off) or 1 (on)"},
       {"CONVEYOR_JPEG_ENGINES_WAIT", "expected 0 (engines do not wait for earlier stream work) or 1 (they wait)"},
+      {"CONVEYOR_JPEG_HW_PIPELINE",
+       "expected 0 (NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle) or 1 (nvJPEG's default)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
@@ -56,6 +58,21 @@ TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
     }
     unsetenv(name);
   }
+}
+
+// CONVEYOR_JPEG_CUDA_PINNED takes a whole number from 2 to 16; anything else is refused naming it.
+TEST(GpuDecoderEnginesSetting, CudaPinnedBuffersOutOfRangeIsRefused) {
+  for (const char* bad : {"1", "17", "", "two", "4x", "-3"}) {
+    ASSERT_EQ(setenv("CONVEYOR_JPEG_CUDA_PINNED", bad, 1), 0);
+    try {
+      GpuDecoder decoder(GpuDecoderOptions{});
+      ADD_FAILURE() << "accepted CONVEYOR_JPEG_CUDA_PINNED=\"" << bad << "\"";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("CONVEYOR_JPEG_CUDA_PINNED: expected a whole number from 2 to 16, "
+                                                  "got \"") + bad + "\""));
+    }
+  }
+  unsetenv("CONVEYOR_JPEG_CUDA_PINNED");
 }
 
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {
