@@ -233,12 +233,22 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
 }
 
 // One decoder made with `options` stepping through the files; `needs` names the path this machine
-// must have (the case skips otherwise).
+// must have (the case skips otherwise). With `env_name`, the decoder is made while that environment
+// variable is `env_value` (the decoder reads its switches when made).
 void RunDecoder(benchmark::State& state, const GpuDecoderOptions& options, bool roi, DecodePaths needs,
-                bool pinned_input = true) {
+                bool pinned_input = true, const char* env_name = nullptr, const char* env_value = nullptr) {
   if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
   if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
-  Runner r(options, roi, PoolThreads(), 0);
+  if (env_name != nullptr) setenv(env_name, env_value, 1);
+  std::optional<Runner> made;
+  try {
+    made.emplace(options, roi, PoolThreads(), 0);
+  } catch (...) {
+    if (env_name != nullptr) unsetenv(env_name);
+    throw;
+  }
+  if (env_name != nullptr) unsetenv(env_name);
+  Runner& r = *made;
   r.pinned_input = pinned_input;
   const std::string why = r.Unusable(needs);
   if (!why.empty()) return state.SkipWithError(why.c_str());
@@ -246,6 +256,7 @@ void RunDecoder(benchmark::State& state, const GpuDecoderOptions& options, bool 
   r.stream.Synchronize();
   state.SetItemsProcessed(r.images);
   Report(state, r.decoder.counters(), "");
+  state.counters["hw_no_pipeline"] = r.decoder.counters().hw_no_pipeline ? 1 : 0;
 }
 
 void DecodeBench(benchmark::State& state, DecodePaths paths, bool roi) {
@@ -263,25 +274,7 @@ void DecodePageableInput(benchmark::State& state, DecodePaths paths, bool roi) {
 // does nvJPEG's buffering of additional images make the call hold its thread?), or more pinned
 // buffers per CUDA-backend worker (CONVEYOR_JPEG_CUDA_PINNED: do the workers wait for transfers?).
 void DecodeWithEnv(benchmark::State& state, DecodePaths paths, bool roi, const char* name, const char* value) {
-  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
-  if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
-  setenv(name, value, 1);
-  std::optional<Runner> made;
-  try {
-    made.emplace(GpuDecoderOptions{.paths = paths}, roi, PoolThreads(), 0);
-  } catch (...) {
-    unsetenv(name);
-    throw;
-  }
-  unsetenv(name);
-  Runner& r = *made;
-  const std::string why = r.Unusable(paths);
-  if (!why.empty()) return state.SkipWithError(why.c_str());
-  for (auto _ : state) r.Step();
-  r.stream.Synchronize();
-  state.SetItemsProcessed(r.images);
-  Report(state, r.decoder.counters(), "");
-  state.counters["hw_no_pipeline"] = r.decoder.counters().hw_no_pipeline ? 1 : 0;
+  RunDecoder(state, GpuDecoderOptions{.paths = paths}, roi, paths, true, name, value);
 }
 
 // The automatic mix with the engines' share fixed (GpuDecoderOptions::hw_load = Arg / 100) instead
