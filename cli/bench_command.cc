@@ -102,10 +102,11 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"cpu_images_per_call\": %.2f, \"engines_share\": %.4f, \"engines_host_ms_per_batch\": %.6f, "
                     "\"engines_gpu_ms_per_batch\": %.6f, \"cuda_ms_per_call\": %.6f, \"engines_rate\": %.1f, "
                     "\"cuda_rate\": %.1f, \"engines\": %d, \"cores_per_engine\": %d, \"cuda_workers_host_ms\": %.6f, "
-                    "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f},\n",
+                    "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f, "
+                    "\"cuda_first_start_ms\": %.6f, \"cuda_chunks_per_call\": %.2f},\n",
                     dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
                     dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
-                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue);
+                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.cuda_first_start, dec.cuda_chunks);
       out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);

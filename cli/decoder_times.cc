@@ -27,6 +27,8 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cuda_host = 1e3 * per_call(a.cuda_host_seconds, b.cuda_host_seconds);
   t.cuda_pinned_wait = 1e3 * per_call(a.cuda_pinned_wait_seconds, b.cuda_pinned_wait_seconds);
   t.cuda_issue = 1e3 * per_call(a.cuda_issue_seconds, b.cuda_issue_seconds);
+  t.cuda_first_start = 1e3 * per_call(a.cuda_first_start_seconds, b.cuda_first_start_seconds);
+  t.cuda_chunks = per_call(static_cast<double>(a.cuda_chunks), static_cast<double>(b.cuda_chunks));
   t.engines_rate = b.hw_rate;
   t.cuda_rate = b.cuda_rate;
   t.engines = b.hw_engines;

@@ -21,6 +21,8 @@ struct DecoderTimes {
   // ms per call of the CUDA backend's workers' thread time (summed over workers): parse + host
   // Huffman, waiting for a pinned buffer's previous transfer, issuing transfer + device phase.
   double cuda_host = 0, cuda_pinned_wait = 0, cuda_issue = 0;
+  // ms per call from phase B's start to the first CUDA chunk's start; chunks per call.
+  double cuda_first_start = 0, cuda_chunks = 0;
   // The balancer's smoothed rates at the span's end, images/s.
   double engines_rate = 0, cuda_rate = 0;
   // What nvJPEG reports of the JPEG engines (nvjpegGetHardwareDecoderInfo; 0 when not).

@@ -77,6 +77,8 @@ void AddCallCounters(GpuDecoderCounters& to, const GpuDecoderCounters& call) {
   to.cuda_host_seconds += call.cuda_host_seconds;
   to.cuda_pinned_wait_seconds += call.cuda_pinned_wait_seconds;
   to.cuda_issue_seconds += call.cuda_issue_seconds;
+  to.cuda_first_start_seconds += call.cuda_first_start_seconds;
+  to.cuda_chunks += call.cuda_chunks;
 }
 
 // The process's totals: every decoder's counts and phase times (the engines' batch times as read
@@ -277,6 +279,10 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   };
   auto run_cuda = [&] {
     ws.ParallelFor(cuda_n, 1, [&](int64_t begin, int64_t end) {
+      const int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+      int64_t none = -1;
+      cuda_times.first_start_ns.compare_exchange_strong(none, started);
+      ++cuda_times.chunks;
       cuda::DeviceGuard chunk_guard(device);
       Worker* w = d.TakeWorker();
       WorkerLease lease(d, w);  // exactly one GiveWorker, at the chunk's end
@@ -353,6 +359,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   batch.cuda_host_seconds = static_cast<double>(cuda_times.host_ns.load()) / 1e9;
   batch.cuda_pinned_wait_seconds = static_cast<double>(cuda_times.pinned_wait_ns.load()) / 1e9;
   batch.cuda_issue_seconds = static_cast<double>(cuda_times.issue_ns.load()) / 1e9;
+  batch.cuda_first_start_seconds = static_cast<double>(std::max<int64_t>(0, cuda_times.first_start_ns.load())) / 1e9;
+  batch.cuda_chunks = cuda_times.chunks.load();
   batch.classify_seconds = std::chrono::duration<double>(b_start - a_start).count();
   batch.phase_b_seconds = std::chrono::duration<double>(c_start - b_start).count();
   batch.phase_c_seconds = std::chrono::duration<double>(c_end - c_start).count();

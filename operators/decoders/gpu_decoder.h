@@ -94,6 +94,10 @@ struct GpuDecoderCounters {
   // The CUDA backend's workers, thread time summed over them: nvJPEG's parse + host Huffman,
   // waiting for a pinned buffer's previous transfer, issuing the transfer + device phase.
   double cuda_host_seconds = 0, cuda_pinned_wait_seconds = 0, cuda_issue_seconds = 0;
+  // From phase B's start to the first CUDA image's chunk starting on the pool, and the chunks the
+  // pool split the CUDA images into (summed over calls).
+  double cuda_first_start_seconds = 0;
+  int64_t cuda_chunks = 0;
   double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, images/s
   int64_t calls = 0;            // Decode calls
   double classify_seconds = 0;  // phase A (headers, the engines' support checks, the split)

@@ -78,6 +78,10 @@ struct HybridLane {
 // transfer and the device phase.
 struct CudaPhaseTimes {
   std::atomic<int64_t> host_ns{0}, pinned_wait_ns{0}, issue_ns{0};
+  // From phase B's start to the first CUDA chunk's start (-1: none yet), and the chunks (threads'
+  // shares of the images) the pool made: how soon and how widely the pool took the images.
+  std::atomic<int64_t> first_start_ns{-1};
+  std::atomic<int64_t> chunks{0};
 };
 
 // Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each

@@ -207,6 +207,8 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
     state.counters[prefix + "cuda_host_ms"] = 1e3 * c.cuda_host_seconds / calls;
     state.counters[prefix + "cuda_pinned_wait_ms"] = 1e3 * c.cuda_pinned_wait_seconds / calls;
     state.counters[prefix + "cuda_issue_ms"] = 1e3 * c.cuda_issue_seconds / calls;
+    state.counters[prefix + "cuda_first_start_ms"] = 1e3 * c.cuda_first_start_seconds / calls;
+    state.counters[prefix + "cuda_chunks"] = static_cast<double>(c.cuda_chunks) / calls;
     state.counters[prefix + "wait_ms"] = 1e3 * c.slot_wait_seconds / calls;
     // The engines' host wait for earlier stream work (CONVEYOR_JPEG_ENGINES_WAIT=0 turns it off).
     state.counters[prefix + "hw_ready_wait_ms"] = 1e3 * c.hw_ready_wait_seconds / calls;

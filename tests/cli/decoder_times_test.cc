@@ -20,6 +20,7 @@ ops::GpuDecoderCounters Random(std::mt19937_64& rng) {
   c.classify_seconds = s(rng), c.phase_b_seconds = s(rng), c.phase_c_seconds = s(rng);
   c.slot_wait_seconds = s(rng), c.call_seconds = s(rng);
   c.cuda_host_seconds = s(rng), c.cuda_pinned_wait_seconds = s(rng), c.cuda_issue_seconds = s(rng);
+  c.cuda_first_start_seconds = s(rng), c.cuda_chunks = n(rng);
   c.hw_rate = s(rng) * 1000, c.cuda_rate = s(rng) * 1000;
   return c;
 }
@@ -40,6 +41,9 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     b.hw_host_seconds += host, b.hw_gpu_seconds += gpu, b.cuda_seconds += cuda_s;
     const double w_host = s(rng), w_wait = s(rng), w_issue = s(rng);
     b.cuda_host_seconds += w_host, b.cuda_pinned_wait_seconds += w_wait, b.cuda_issue_seconds += w_issue;
+    const double first = s(rng);
+    const int64_t chunks = static_cast<int64_t>(rng() % 5000);
+    b.cuda_first_start_seconds += first, b.cuda_chunks += chunks;
     b.classify_seconds += classify, b.phase_b_seconds += phase_b, b.phase_c_seconds += phase_c;
     b.slot_wait_seconds += wait, b.call_seconds += call;
     b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
@@ -66,6 +70,8 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     EXPECT_NEAR(t.cuda_host, 1e3 * w_host / n, 1e-9 * (1 + t.cuda_host));
     EXPECT_NEAR(t.cuda_pinned_wait, 1e3 * w_wait / n, 1e-9 * (1 + t.cuda_pinned_wait));
     EXPECT_NEAR(t.cuda_issue, 1e3 * w_issue / n, 1e-9 * (1 + t.cuda_issue));
+    EXPECT_NEAR(t.cuda_first_start, 1e3 * first / n, 1e-9 * (1 + t.cuda_first_start));
+    EXPECT_NEAR(t.cuda_chunks, static_cast<double>(chunks) / n, 1e-9);
     EXPECT_DOUBLE_EQ(t.engines_rate, b.hw_rate);  // the balancer's rates at the span's end
     EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
     EXPECT_EQ(t.engines, b.hw_engines);  // what nvJPEG reported of the engines

@@ -99,6 +99,8 @@ TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   EXPECT_GT(c.cuda_seconds, 0);
   EXPECT_GT(c.cuda_host_seconds, 0);  // the workers' host Huffman and issue, thread time
   EXPECT_GT(c.cuda_issue_seconds, 0);
+  EXPECT_GE(c.cuda_chunks, 12);  // at least one chunk of CUDA images per call
+  EXPECT_GE(c.cuda_first_start_seconds, 0);
   EXPECT_GT(c.hw_rate, 0);
   EXPECT_GT(c.cuda_rate, 0);
   const GpuDecoderCounters p = ProcessGpuDecoderCounters();
