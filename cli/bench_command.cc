@@ -67,7 +67,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const double idle = ms(after.stage_idle_ns, before.stage_idle_ns);
   const std::string device(DeviceName(session.pipeline().graph().device()));
   const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
-  char buf[512];
+  char buf[2048];  // the decoder_mix line alone is ~700 characters
   if (o.json) {
     std::ostringstream r;
     for (size_t i = 0; i < rates.size(); ++i) r << (i ? ", " : "") << rates[i];
@@ -103,10 +103,12 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"engines_gpu_ms_per_batch\": %.6f, \"cuda_ms_per_call\": %.6f, \"engines_rate\": %.1f, "
                     "\"cuda_rate\": %.1f, \"engines\": %d, \"cores_per_engine\": %d, \"cuda_workers_host_ms\": %.6f, "
                     "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f, "
-                    "\"cuda_first_start_ms\": %.6f, \"cuda_chunks_per_call\": %.2f},\n",
+                    "\"cuda_first_start_ms\": %.6f, \"cuda_chunks_per_call\": %.2f, \"cuda_threads_per_call\": %.2f, "
+                    "\"cuda_thread_join_ms\": %.6f, \"cuda_work_ms\": %.6f, \"cuda_epilogue_ms\": %.6f},\n",
                     dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
                     dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
-                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.cuda_first_start, dec.cuda_chunks);
+                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.cuda_first_start, dec.cuda_chunks,
+                    dec.cuda_threads, dec.cuda_thread_join, dec.cuda_work, dec.cuda_epilogue);
       out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);

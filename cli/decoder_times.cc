@@ -29,6 +29,12 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cuda_issue = 1e3 * per_call(a.cuda_issue_seconds, b.cuda_issue_seconds);
   t.cuda_first_start = 1e3 * per_call(a.cuda_first_start_seconds, b.cuda_first_start_seconds);
   t.cuda_chunks = per_call(static_cast<double>(a.cuda_chunks), static_cast<double>(b.cuda_chunks));
+  t.cuda_threads = per_call(static_cast<double>(a.cuda_threads), static_cast<double>(b.cuda_threads));
+  t.cuda_work = 1e3 * per_call(a.cuda_work_seconds, b.cuda_work_seconds);
+  t.cuda_epilogue = 1e3 * per_call(a.cuda_epilogue_seconds, b.cuda_epilogue_seconds);
+  const double threads = static_cast<double>(b.cuda_threads - a.cuda_threads);
+  t.cuda_thread_join =
+      threads > 0 ? 1e3 * (b.cuda_threads_first_start_seconds - a.cuda_threads_first_start_seconds) / threads : 0;
   t.engines_rate = b.hw_rate;
   t.cuda_rate = b.cuda_rate;
   t.engines = b.hw_engines;

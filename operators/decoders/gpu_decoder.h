@@ -98,6 +98,13 @@ struct GpuDecoderCounters {
   // pool split the CUDA images into (summed over calls).
   double cuda_first_start_seconds = 0;
   int64_t cuda_chunks = 0;
+  // The distinct threads that took CUDA images, summed over calls, and the sum of each one's first
+  // start from phase B's start (their mean: threads_first_start / threads).
+  int64_t cuda_threads = 0;
+  double cuda_threads_first_start_seconds = 0;
+  // From phase B's start to the last CUDA image's host work done, and the
+  // chunks' set-up (device, worker, stream wait) and bookkeeping after their images, thread time.
+  double cuda_work_seconds = 0, cuda_prologue_seconds = 0, cuda_epilogue_seconds = 0;
   double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, images/s
   int64_t calls = 0;            // Decode calls
   double classify_seconds = 0;  // phase A (headers, the engines' support checks, the split)

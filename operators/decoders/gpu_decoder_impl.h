@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/cuda/event.h"
@@ -82,6 +83,12 @@ struct CudaPhaseTimes {
   // shares of the images) the pool made: how soon and how widely the pool took the images.
   std::atomic<int64_t> first_start_ns{-1};
   std::atomic<int64_t> chunks{0};
+  // The distinct threads that took CUDA images in this call and the sum of their first starts
+  // (from phase B's start): how late the pool's threads join.
+  std::atomic<int64_t> work_end_ns{0}, prologue_ns{0}, epilogue_ns{0};
+  std::mutex threads_mu;
+  std::vector<std::thread::id> threads;
+  int64_t threads_first_start_ns = 0;
 };
 
 // Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each

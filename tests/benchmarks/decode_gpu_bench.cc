@@ -209,6 +209,14 @@ void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::str
     state.counters[prefix + "cuda_issue_ms"] = 1e3 * c.cuda_issue_seconds / calls;
     state.counters[prefix + "cuda_first_start_ms"] = 1e3 * c.cuda_first_start_seconds / calls;
     state.counters[prefix + "cuda_chunks"] = static_cast<double>(c.cuda_chunks) / calls;
+    state.counters[prefix + "cuda_threads"] = static_cast<double>(c.cuda_threads) / calls;
+    state.counters[prefix + "cuda_work_ms"] = 1e3 * c.cuda_work_seconds / calls;
+    state.counters[prefix + "cuda_prologue_ms"] = 1e3 * c.cuda_prologue_seconds / calls;
+    state.counters[prefix + "cuda_epilogue_ms"] = 1e3 * c.cuda_epilogue_seconds / calls;
+    if (c.cuda_threads > 0) {  // mean first start of the threads that took CUDA images
+      state.counters[prefix + "cuda_thread_join_ms"] =
+          1e3 * c.cuda_threads_first_start_seconds / static_cast<double>(c.cuda_threads);
+    }
     state.counters[prefix + "wait_ms"] = 1e3 * c.slot_wait_seconds / calls;
     // The engines' host wait for earlier stream work (CONVEYOR_JPEG_ENGINES_WAIT=0 turns it off).
     state.counters[prefix + "hw_ready_wait_ms"] = 1e3 * c.hw_ready_wait_seconds / calls;

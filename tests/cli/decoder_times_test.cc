@@ -21,6 +21,8 @@ ops::GpuDecoderCounters Random(std::mt19937_64& rng) {
   c.slot_wait_seconds = s(rng), c.call_seconds = s(rng);
   c.cuda_host_seconds = s(rng), c.cuda_pinned_wait_seconds = s(rng), c.cuda_issue_seconds = s(rng);
   c.cuda_first_start_seconds = s(rng), c.cuda_chunks = n(rng);
+  c.cuda_threads = n(rng), c.cuda_threads_first_start_seconds = s(rng);
+  c.cuda_work_seconds = s(rng), c.cuda_epilogue_seconds = s(rng);
   c.hw_rate = s(rng) * 1000, c.cuda_rate = s(rng) * 1000;
   return c;
 }
@@ -44,6 +46,11 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     const double first = s(rng);
     const int64_t chunks = static_cast<int64_t>(rng() % 5000);
     b.cuda_first_start_seconds += first, b.cuda_chunks += chunks;
+    const int64_t threads = 1 + static_cast<int64_t>(rng() % 3000);
+    const double joins = s(rng);
+    b.cuda_threads += threads, b.cuda_threads_first_start_seconds += joins;
+    const double work = s(rng), epilogue = s(rng);
+    b.cuda_work_seconds += work, b.cuda_epilogue_seconds += epilogue;
     b.classify_seconds += classify, b.phase_b_seconds += phase_b, b.phase_c_seconds += phase_c;
     b.slot_wait_seconds += wait, b.call_seconds += call;
     b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
@@ -72,6 +79,10 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     EXPECT_NEAR(t.cuda_issue, 1e3 * w_issue / n, 1e-9 * (1 + t.cuda_issue));
     EXPECT_NEAR(t.cuda_first_start, 1e3 * first / n, 1e-9 * (1 + t.cuda_first_start));
     EXPECT_NEAR(t.cuda_chunks, static_cast<double>(chunks) / n, 1e-9);
+    EXPECT_NEAR(t.cuda_threads, static_cast<double>(threads) / n, 1e-9);
+    EXPECT_NEAR(t.cuda_work, 1e3 * work / n, 1e-9 * (1 + t.cuda_work));
+    EXPECT_NEAR(t.cuda_epilogue, 1e3 * epilogue / n, 1e-9 * (1 + t.cuda_epilogue));
+    EXPECT_NEAR(t.cuda_thread_join, 1e3 * joins / static_cast<double>(threads), 1e-9 * (1 + t.cuda_thread_join));
     EXPECT_DOUBLE_EQ(t.engines_rate, b.hw_rate);  // the balancer's rates at the span's end
     EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
     EXPECT_EQ(t.engines, b.hw_engines);  // what nvJPEG reported of the engines

@@ -101,6 +101,11 @@ TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   EXPECT_GT(c.cuda_issue_seconds, 0);
   EXPECT_GE(c.cuda_chunks, 12);  // at least one chunk of CUDA images per call
   EXPECT_GE(c.cuda_first_start_seconds, 0);
+  EXPECT_GE(c.cuda_threads, 12);  // at least one thread took CUDA images in every call
+  EXPECT_LE(c.cuda_threads, c.cuda_chunks);
+  EXPECT_GT(c.cuda_work_seconds, 0);
+  EXPECT_LE(c.cuda_work_seconds, c.cuda_seconds + 1e-9);  // the images' end comes before the chunks'
+  EXPECT_GE(c.cuda_epilogue_seconds, 0);
   EXPECT_GT(c.hw_rate, 0);
   EXPECT_GT(c.cuda_rate, 0);
   const GpuDecoderCounters p = ProcessGpuDecoderCounters();
