@@ -7,6 +7,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
@@ -273,6 +274,10 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const auto b_start = Clock::now();
   std::atomic<int64_t> cuda_end_ns{0}, hw_start_ns{0};
   CudaPhaseTimes cuda_times;
+  // CONVEYOR_JPEG_TRACE: the first that many calls after 20 print each CUDA image's start and end
+  // and the engines' call's (for finding where the two paths wait on each other).
+  const int64_t call_index = d.calls_made++;
+  const bool trace = d.trace_calls > 0 && call_index >= 20 && call_index < 20 + d.trace_calls;
   if (cuda_n > 0) slot.start.Record(stream);
   const int device = d.options.device;
   auto run_engines = [&] {
@@ -280,6 +285,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
     for (int p = 0; p < hw_items; ++p) {
       d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
+      cuda_times.engines_end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
     }
   };
   auto run_cuda = [&] {
@@ -305,7 +311,18 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       for (int64_t k = begin; k < end; ++k) {
         const int i = d.cuda_list[static_cast<size_t>(k)];
         try {
+          const auto image_start = Clock::now();
           d.DecodeCuda(*w, samples[i], sample_where(i), cuda_times);
+          if (trace) {
+            const auto image_end = Clock::now();
+            std::lock_guard<std::mutex> lock(cuda_times.threads_mu);
+            cuda_times.trace.push_back(
+                {i, static_cast<int>(std::find(cuda_times.threads.begin(), cuda_times.threads.end(),
+                                               std::this_thread::get_id()) -
+                                     cuda_times.threads.begin()),
+                 std::chrono::duration_cast<std::chrono::nanoseconds>(image_start - b_start).count(),
+                 std::chrono::duration_cast<std::chrono::nanoseconds>(image_end - b_start).count()});
+          }
         } catch (const NvjpegError& e) {
           if (!IsRefusal(e.status())) throw;
           fallback[i] = 1;
@@ -376,6 +393,16 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   slot.done.Record(stream);
   const auto c_end = Clock::now();
 
+  if (trace) {
+    std::ostringstream line;
+    line << "conveyor: decoder trace: call " << call_index << ": engines " << hw_n << " images "
+         << hw_start_ns.load() / 1000 << "-" << cuda_times.engines_end_ns.load() / 1000 << " us; CUDA " << cuda_n
+         << " images (thread start-end us):";
+    for (const CudaImageTrace& t : cuda_times.trace) {
+      line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000;
+    }
+    std::cerr << line.str() << "\n";
+  }
   const double cuda_s = cuda_end_ns.load() / 1e9;
   const double cuda_work_s = static_cast<double>(cuda_times.work_end_ns.load()) / 1e9;
   if (nv) d.UpdateBalance(cuda_s, static_cast<int64_t>(d.cuda_list.size()));

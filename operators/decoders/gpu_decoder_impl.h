@@ -74,6 +74,13 @@ struct HybridLane {
   int next = 0;
 };
 
+// One CUDA image of a traced call (CONVEYOR_JPEG_TRACE): which of the call's threads, start and end
+// from phase B's start.
+struct CudaImageTrace {
+  int image = 0, thread = 0;
+  int64_t start_ns = 0, end_ns = 0;
+};
+
 // Where the CUDA backend's workers spend one call (thread time summed over workers, ns): nvJPEG's
 // parse and host Huffman, waiting for a pinned buffer's previous transfer, and issuing the
 // transfer and the device phase.
@@ -89,6 +96,8 @@ struct CudaPhaseTimes {
   std::mutex threads_mu;
   std::vector<std::thread::id> threads;
   int64_t threads_first_start_ns = 0;
+  std::vector<CudaImageTrace> trace;  // traced calls only (under threads_mu)
+  std::atomic<int64_t> engines_end_ns{0};
 };
 
 // Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each
@@ -156,6 +165,8 @@ struct GpuDecoder::Impl {
   std::vector<int> hw_list, cuda_list, cpu_list;
   std::vector<size_t> staging_offsets;
   int cuda_pinned_buffers = 2;  // per worker lane (CONVEYOR_JPEG_CUDA_PINNED)
+  int trace_calls = 0;          // CONVEYOR_JPEG_TRACE
+  int64_t calls_made = 0;
   int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
   bool engines_wait = true;  // CONVEYOR_JPEG_ENGINES_WAIT
 

@@ -65,6 +65,19 @@ int CudaPinnedBuffersByEnv() {
   return static_cast<int>(n);
 }
 
+// CONVEYOR_JPEG_TRACE: how many calls (after the first 20) print their CUDA images' and engines'
+// times on stderr, 0 to 1000 (default 0).
+int TraceCallsByEnv() {
+  const char* v = std::getenv("CONVEYOR_JPEG_TRACE");
+  if (v == nullptr) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != 0 || n < 0 || n > 1000) {
+    throw Error(std::string("CONVEYOR_JPEG_TRACE: expected a whole number from 0 to 1000, got \"") + v + "\"");
+  }
+  return static_cast<int>(n);
+}
+
 }  // namespace
 
 void GpuDecoder::Impl::Init() {
@@ -72,6 +85,7 @@ void GpuDecoder::Impl::Init() {
   const bool engines_allowed = EnginesAllowedByEnv();
   engines_wait = EnginesWaitByEnv();
   cuda_pinned_buffers = CudaPinnedBuffersByEnv();
+  trace_calls = TraceCallsByEnv();
   const unsigned hw_flags = EnginesPipelineByEnv() ? 0u : kFlagsHwDecodeNoPipeline;
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;

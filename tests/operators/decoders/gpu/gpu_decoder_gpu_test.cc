@@ -120,6 +120,33 @@ TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   EXPECT_EQ(p.cuda_rate, c.cuda_rate);
 }
 
+// CONVEYOR_JPEG_TRACE=2: calls 20 and 21 print the engines' and each CUDA image's times, no others.
+TEST(GpuDecoder, TracePrintsTheAskedCallsOnly) {
+  CONVEYOR_REQUIRE_GPU();
+  ASSERT_EQ(setenv("CONVEYOR_JPEG_TRACE", "2", 1), 0);
+  GpuDecoder decoder(GpuDecoderOptions{});
+  unsetenv("CONVEYOR_JPEG_TRACE");
+  if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 24; ++i) files.push_back(EncodeJpeg(64, 80, TJSAMP_420, false, rng));
+  const auto windows = Whole(files);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  ::testing::internal::CaptureStderr();
+  for (int it = 0; it < 23; ++it) {
+    run.slot = it % 2;
+    const auto got = run(files, windows);
+    if (it == 22) ExpectClose(files, windows, got, DecodeColor::kRgb, "traced");
+  }
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, HasSubstr("decoder trace: call 20: engines "));
+  EXPECT_THAT(err, HasSubstr("decoder trace: call 21: engines "));
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("call 19:")));
+  EXPECT_THAT(err, ::testing::Not(HasSubstr("call 22:")));
+}
+
 // CONVEYOR_JPEG_ENGINES=0: no engines even where the GPU has them; the CUDA backend decodes their
 // images, to the same pixels. (How the sanitizer runs check what the engines' output feeds.)
 TEST(GpuDecoder, EnginesTurnedOffByTheEnvironment) {

@@ -75,6 +75,21 @@ TEST(GpuDecoderEnginesSetting, CudaPinnedBuffersOutOfRangeIsRefused) {
   unsetenv("CONVEYOR_JPEG_CUDA_PINNED");
 }
 
+// CONVEYOR_JPEG_TRACE takes a whole number from 0 to 1000; anything else is refused naming it.
+TEST(GpuDecoderEnginesSetting, TraceCallsOutOfRangeIsRefused) {
+  for (const char* bad : {"-1", "1001", "", "all", "5s"}) {
+    ASSERT_EQ(setenv("CONVEYOR_JPEG_TRACE", bad, 1), 0);
+    try {
+      GpuDecoder decoder(GpuDecoderOptions{});
+      ADD_FAILURE() << "accepted CONVEYOR_JPEG_TRACE=\"" << bad << "\"";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr(std::string("CONVEYOR_JPEG_TRACE: expected a whole number from 0 to 1000, got \"") +
+                                      bad + "\""));
+    }
+  }
+  unsetenv("CONVEYOR_JPEG_TRACE");
+}
+
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {
   CONVEYOR_REQUIRE_GPU();
   GpuDecoder decoder(GpuDecoderOptions{});
