@@ -1,5 +1,7 @@
 #include "cli/decoder_times.h"
 
+#include <cstdint>
+
 namespace conveyor::cli {
 
 DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::GpuDecoderCounters& b) {
@@ -7,15 +9,17 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.calls = static_cast<double>(b.calls - a.calls);
   if (t.calls <= 0) return DecoderTimes{};
   auto per_call = [&](double x, double y) { return (y - x) / t.calls; };
-  t.wait = 1e3 * per_call(a.slot_wait_seconds, b.slot_wait_seconds);
-  t.classify = 1e3 * per_call(a.classify_seconds, b.classify_seconds);
-  t.b = 1e3 * per_call(a.phase_b_seconds, b.phase_b_seconds);
-  t.c = 1e3 * per_call(a.phase_c_seconds, b.phase_c_seconds);
-  t.call = 1e3 * per_call(a.call_seconds, b.call_seconds);
-  t.pending = per_call(static_cast<double>(a.slot_pending_calls), static_cast<double>(b.slot_pending_calls));
-  t.engines_images = per_call(static_cast<double>(a.images_hardware), static_cast<double>(b.images_hardware));
-  t.cuda_images = per_call(static_cast<double>(a.images_cuda), static_cast<double>(b.images_cuda));
-  t.cpu_images = per_call(static_cast<double>(a.images_cpu), static_cast<double>(b.images_cpu));
+  auto ms = [&](double x, double y) { return 1e3 * per_call(x, y); };
+  auto count = [&](int64_t x, int64_t y) { return per_call(static_cast<double>(x), static_cast<double>(y)); };
+  t.wait = ms(a.slot_wait_seconds, b.slot_wait_seconds);
+  t.classify = ms(a.classify_seconds, b.classify_seconds);
+  t.b = ms(a.phase_b_seconds, b.phase_b_seconds);
+  t.c = ms(a.phase_c_seconds, b.phase_c_seconds);
+  t.call = ms(a.call_seconds, b.call_seconds);
+  t.pending = count(a.slot_pending_calls, b.slot_pending_calls);
+  t.engines_images = count(a.images_hardware, b.images_hardware);
+  t.cuda_images = count(a.images_cuda, b.images_cuda);
+  t.cpu_images = count(a.images_cpu, b.images_cpu);
   const double gpu_paths = t.engines_images + t.cuda_images;
   t.engines_share = gpu_paths > 0 ? t.engines_images / gpu_paths : 0;
   const double batches = static_cast<double>(b.hw_batches - a.hw_batches);
@@ -23,15 +27,15 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
     t.engines_host = 1e3 * (b.hw_host_seconds - a.hw_host_seconds) / batches;
     t.engines_gpu = 1e3 * (b.hw_gpu_seconds - a.hw_gpu_seconds) / batches;
   }
-  t.cuda = 1e3 * per_call(a.cuda_seconds, b.cuda_seconds);
-  t.cuda_host = 1e3 * per_call(a.cuda_host_seconds, b.cuda_host_seconds);
-  t.cuda_pinned_wait = 1e3 * per_call(a.cuda_pinned_wait_seconds, b.cuda_pinned_wait_seconds);
-  t.cuda_issue = 1e3 * per_call(a.cuda_issue_seconds, b.cuda_issue_seconds);
-  t.cuda_first_start = 1e3 * per_call(a.cuda_first_start_seconds, b.cuda_first_start_seconds);
-  t.cuda_chunks = per_call(static_cast<double>(a.cuda_chunks), static_cast<double>(b.cuda_chunks));
-  t.cuda_threads = per_call(static_cast<double>(a.cuda_threads), static_cast<double>(b.cuda_threads));
-  t.cuda_work = 1e3 * per_call(a.cuda_work_seconds, b.cuda_work_seconds);
-  t.cuda_epilogue = 1e3 * per_call(a.cuda_epilogue_seconds, b.cuda_epilogue_seconds);
+  t.cuda = ms(a.cuda_seconds, b.cuda_seconds);
+  t.cuda_host = ms(a.cuda_host_seconds, b.cuda_host_seconds);
+  t.cuda_pinned_wait = ms(a.cuda_pinned_wait_seconds, b.cuda_pinned_wait_seconds);
+  t.cuda_issue = ms(a.cuda_issue_seconds, b.cuda_issue_seconds);
+  t.cuda_first_start = ms(a.cuda_first_start_seconds, b.cuda_first_start_seconds);
+  t.cuda_chunks = count(a.cuda_chunks, b.cuda_chunks);
+  t.cuda_threads = count(a.cuda_threads, b.cuda_threads);
+  t.cuda_work = ms(a.cuda_work_seconds, b.cuda_work_seconds);
+  t.cuda_epilogue = ms(a.cuda_epilogue_seconds, b.cuda_epilogue_seconds);
   const double threads = static_cast<double>(b.cuda_threads - a.cuda_threads);
   t.cuda_thread_join =
       threads > 0 ? 1e3 * (b.cuda_threads_first_start_seconds - a.cuda_threads_first_start_seconds) / threads : 0;

@@ -52,31 +52,27 @@ bool EnginesPipelineByEnv() {
                        "nvJPEG's default");
 }
 
-// CONVEYOR_JPEG_CUDA_PINNED: pinned buffers per CUDA-backend worker and decoder kind, 2 to 16
-// (default 2): how many images' host phases a worker may run ahead of their transfers.
-int CudaPinnedBuffersByEnv() {
-  const char* v = std::getenv("CONVEYOR_JPEG_CUDA_PINNED");
-  if (v == nullptr) return 2;
+// A whole number from the environment, `fallback` when unset; outside [lo, hi] or not a whole number
+// is refused, naming the variable, the range and what came.
+int WholeNumberFromEnv(const char* name, int fallback, int lo, int hi) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return fallback;
   char* end = nullptr;
   const long n = std::strtol(v, &end, 10);
-  if (end == v || *end != 0 || n < 2 || n > 16) {
-    throw Error(std::string("CONVEYOR_JPEG_CUDA_PINNED: expected a whole number from 2 to 16, got \"") + v + "\"");
+  if (end == v || *end != 0 || n < lo || n > hi) {
+    throw Error(std::string(name) + ": expected a whole number from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", got \"" + v + "\"");
   }
   return static_cast<int>(n);
 }
 
+// CONVEYOR_JPEG_CUDA_PINNED: pinned buffers per CUDA-backend worker and decoder kind, 2 to 16
+// (default 2): how many images' host phases a worker may run ahead of their transfers.
+int CudaPinnedBuffersByEnv() { return WholeNumberFromEnv("CONVEYOR_JPEG_CUDA_PINNED", 2, 2, 16); }
+
 // CONVEYOR_JPEG_TRACE: how many calls (after the first 20) print their CUDA images' and engines'
 // times on stderr, 0 to 1000 (default 0).
-int TraceCallsByEnv() {
-  const char* v = std::getenv("CONVEYOR_JPEG_TRACE");
-  if (v == nullptr) return 0;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (end == v || *end != 0 || n < 0 || n > 1000) {
-    throw Error(std::string("CONVEYOR_JPEG_TRACE: expected a whole number from 0 to 1000, got \"") + v + "\"");
-  }
-  return static_cast<int>(n);
-}
+int TraceCallsByEnv() { return WholeNumberFromEnv("CONVEYOR_JPEG_TRACE", 0, 0, 1000); }
 
 }  // namespace
 
