@@ -16,6 +16,7 @@
 #include "cli/decoder_times.h"
 #include "cli/session.h"
 #include "core/memory/stats.h"
+#include "core/op/thread_affinity.h"
 #include "operators/decoders/gpu_decoder.h"
 
 namespace conveyor::cli {
@@ -76,7 +77,8 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                   "\"iterations\": %lld, \"repeats\": %d,\n",
                   spec.name.c_str(), device.c_str(), spec.batch_size, static_cast<long long>(o.warmup),
                   static_cast<long long>(o.iterations), o.repeats);
-    out << buf << " \"samples_per_s\": {\"min\": " << sorted.front() << ", \"median\": " << median
+    out << buf << " \"thread_affinity\": \"" << ProcessThreadCpus().summary << "\",\n";
+    out << " \"samples_per_s\": {\"min\": " << sorted.front() << ", \"median\": " << median
         << ", \"max\": " << sorted.back() << ", \"repeats\": [" << r.str() << "]},\n";
     std::snprintf(buf, sizeof(buf),
                   " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, \"gpu_wait\": %.6f, "
@@ -123,6 +125,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                 spec.name.c_str(), device.c_str(), spec.batch_size, static_cast<long long>(o.warmup), o.repeats,
                 static_cast<long long>(o.iterations));
   out << buf;
+  out << "threads: " << ProcessThreadCpus().summary << "\n";
   out << "| figure | min | median | max |\n| --- | --- | --- | --- |\n";
   std::snprintf(buf, sizeof(buf), "| samples/s | %.1f | %.1f | %.1f |\n", sorted.front(), median, sorted.back());
   out << buf << "\n| stage, ms per iteration (timed part) | value |\n| --- | --- |\n";

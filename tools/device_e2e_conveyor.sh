@@ -6,10 +6,12 @@
 #   on the GPU machine, the bundle carried:  bash tools/device_e2e_conveyor.sh [ROUNDS] [read_ahead]
 # ROUNDS default 3. With `read_ahead`, each round runs both paths with the reader's read_ahead off
 # and on (CONVEYOR_BENCH_READ_AHEAD), names suffixed _ra0 / _ra1: the A/B of readers' read ahead.
+# With `affinity`, with CONVEYOR_THREAD_AFFINITY auto and off, names suffixed _auto / _off.
 set -uo pipefail
 ROUNDS=${1:-3}
 MODES=("")
 [ "${2:-}" = read_ahead ] && MODES=(_ra0 _ra1)
+[ "${2:-}" = affinity ] && MODES=(_auto _off)
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
 source "$SUITE/lib.sh"
@@ -25,11 +27,13 @@ KNOBS="CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATC
 KNOBS+=" CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA=$DATA"
 for round in $(seq "$ROUNDS"); do
   for m in "${MODES[@]}"; do
-    ra=false; [ "$m" = _ra1 ] && ra=true
-    measure "py_fused${m}_$round" 100 "$CENV CONVEYOR_BENCH_READ_AHEAD=$ra" "role=py" -- "$PYTHON" "$E2E/conveyor_e2e.py" \
+    ra=true; [ "$m" = _ra0 ] && ra=false
+    aff=auto; [ "$m" = _off ] && aff=off
+    CENV_M="$CENV CONVEYOR_THREAD_AFFINITY=$aff"
+    measure "py_fused${m}_$round" 100 "$CENV_M CONVEYOR_BENCH_READ_AHEAD=$ra" "role=py" -- "$PYTHON" "$E2E/conveyor_e2e.py" \
       --yaml "$PIPES/train_fused.yaml" --capture on --data "$DATA" --batch 256 --threads 8 --prefetch 2 \
       --iterations 30 --repeats 5
-    measure "cli_fused${m}_$round" 100 "$CENV $KNOBS CONVEYOR_BENCH_READ_AHEAD=$ra" "role=cli" -- "$CONVEYOR_BIN" bench \
+    measure "cli_fused${m}_$round" 100 "$CENV_M $KNOBS CONVEYOR_BENCH_READ_AHEAD=$ra" "role=cli" -- "$CONVEYOR_BIN" bench \
       "$PIPES/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5
   done
 done

@@ -49,6 +49,19 @@ std::string DeviceName(int device) {
   return prop.name;
 }
 
+std::vector<std::string> PciBusIds() {
+  std::vector<std::string> ids;
+  for (int d = 0; d < DeviceCount(); ++d) {
+    char id[32] = {};
+    if (cudaDeviceGetPCIBusId(id, sizeof(id), d) == cudaSuccess) {
+      ids.emplace_back(id);
+    } else {
+      cudaGetLastError();
+    }
+  }
+  return ids;
+}
+
 DeviceGuard::DeviceGuard(int device) : previous_(CurrentDevice()), switched_(previous_ != device) {
   if (switched_) CONVEYOR_CUDA_CHECK(cudaSetDevice(device));
 }

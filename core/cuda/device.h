@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace conveyor::cuda {
 
@@ -10,6 +11,9 @@ bool HasCudaDevice();
 int DeviceCount();  // 0 where HasCudaDevice() is false
 int CurrentDevice();
 std::string DeviceName(int device);
+// The visible devices' PCI addresses as cudaDeviceGetPCIBusId gives them ("0000:00:06.0"); empty
+// where HasCudaDevice() is false.
+std::vector<std::string> PciBusIds();
 // Why HasCudaDevice() is false ("no CUDA driver", "cudaGetDeviceCount: ..."), for skip messages.
 std::string NoDeviceReason();
 

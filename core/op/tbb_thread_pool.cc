@@ -4,8 +4,16 @@
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_group.h>
+#include <oneapi/tbb/task_scheduler_observer.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "core/op/thread_affinity.h"
 
 namespace conveyor {
 
@@ -20,7 +28,55 @@ int AllowedThreads(int requested) {
 }
 }  // namespace
 
-TbbThreadPool::TbbThreadPool(int num_threads) : num_threads_(AllowedThreads(num_threads)), arena_(num_threads_) {}
+// Puts TBB's workers on the plan's CPUs while they are in the arena; each gets its previous
+// affinity back on leaving (TBB's workers serve every arena of the process), or, for a worker
+// still attached when the pool goes (TBB does not call on_scheduler_exit then), from the destructor
+// by its thread id.
+class TbbThreadPool::CpuObserver final : public tbb::task_scheduler_observer {
+ public:
+  CpuObserver(tbb::task_arena& arena, const ThreadCpus& cpus) : tbb::task_scheduler_observer(arena), cpus_(cpus) {
+    observe(true);
+  }
+  ~CpuObserver() override {
+    observe(false);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [tid, set] : saved_) sched_setaffinity(tid, sizeof(set), &set);
+  }
+  void on_scheduler_entry(bool is_worker) override {
+    if (!is_worker) return;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+      std::lock_guard<std::mutex> lock(mu_);
+      saved_.emplace(static_cast<pid_t>(syscall(SYS_gettid)), set);  // keeps the first if nested
+    }
+    ApplyThreadCpus(cpus_);
+  }
+  void on_scheduler_exit(bool is_worker) override {
+    if (!is_worker) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto it = saved_.find(static_cast<pid_t>(syscall(SYS_gettid)));
+    if (it == saved_.end()) return;
+    sched_setaffinity(0, sizeof(it->second), &it->second);
+    saved_.erase(it);
+  }
+
+ private:
+  ThreadCpus cpus_;
+  std::mutex mu_;
+  std::map<pid_t, cpu_set_t> saved_;  // workers in the arena: the affinity they came with
+};
+
+TbbThreadPool::TbbThreadPool(int num_threads) : TbbThreadPool(num_threads, ProcessThreadCpus()) {}
+
+TbbThreadPool::TbbThreadPool(int num_threads, const ThreadCpus& cpus)
+    : num_threads_(AllowedThreads(num_threads)), arena_(num_threads_) {
+  if (cpus.restrict) {
+    arena_.initialize();
+    observer_ = std::make_unique<CpuObserver>(arena_, cpus);
+  }
+}
+
+TbbThreadPool::~TbbThreadPool() = default;
 
 void TbbThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/op/thread_affinity.h"
 #include "core/pipeline/executor_state.h"
 
 namespace conveyor {
@@ -31,7 +32,12 @@ void Executor::Start(int iterations) {
     state_->scheduled += std::max(0, iterations);
   }
   ExecutorState* state = state_.get();
-  state_->thread = std::thread([state] { state->Main(); });
+  // The plan was checked when the state's pool was made (a bad setting failed the build there).
+  const ThreadCpus cpus = ProcessThreadCpus();
+  state_->thread = std::thread([state, cpus] {
+    ApplyThreadCpus(cpus);
+    state->Main();
+  });
 }
 
 void Executor::Schedule() {

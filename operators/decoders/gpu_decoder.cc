@@ -1,5 +1,7 @@
 #include "operators/decoders/gpu_decoder.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -283,9 +285,22 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   auto run_engines = [&] {
     cuda::DeviceGuard engines_guard(device);
     hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+    const ThreadAllocTally allocs_before = ThisThreadAllocTally();
+    const ThreadUsage usage_before = trace ? ThreadUsage::Now() : ThreadUsage{};
+    if (trace) cuda_times.engines_cpu_start = sched_getcpu();
     for (int p = 0; p < hw_items; ++p) {
       d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
       cuda_times.engines_end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+    }
+    const ThreadAllocTally allocs = ThisThreadAllocTally();
+    cuda_times.engines_alloc_calls =
+        allocs.device_calls + allocs.pinned_calls - allocs_before.device_calls - allocs_before.pinned_calls;
+    cuda_times.engines_alloc_ns = allocs.device_ns + allocs.pinned_ns - allocs_before.device_ns - allocs_before.pinned_ns;
+    if (trace) {
+      const ThreadUsage usage = ThreadUsage::Now();
+      cuda_times.engines_usage = {usage.cpu_ns - usage_before.cpu_ns, usage.voluntary - usage_before.voluntary,
+                                  usage.involuntary - usage_before.involuntary};
+      cuda_times.engines_cpu_end = sched_getcpu();
     }
   };
   auto run_cuda = [&] {
@@ -312,16 +327,17 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
         const int i = d.cuda_list[static_cast<size_t>(k)];
         try {
           const auto image_start = Clock::now();
-          d.DecodeCuda(*w, samples[i], sample_where(i), cuda_times);
+          CudaImageTrace t;
+          d.DecodeCuda(*w, samples[i], sample_where(i), cuda_times, trace ? &t : nullptr);
           if (trace) {
-            const auto image_end = Clock::now();
+            t.image = i;
+            t.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(image_start - b_start).count();
+            t.end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
             std::lock_guard<std::mutex> lock(cuda_times.threads_mu);
-            cuda_times.trace.push_back(
-                {i, static_cast<int>(std::find(cuda_times.threads.begin(), cuda_times.threads.end(),
-                                               std::this_thread::get_id()) -
-                                     cuda_times.threads.begin()),
-                 std::chrono::duration_cast<std::chrono::nanoseconds>(image_start - b_start).count(),
-                 std::chrono::duration_cast<std::chrono::nanoseconds>(image_end - b_start).count()});
+            t.thread = static_cast<int>(std::find(cuda_times.threads.begin(), cuda_times.threads.end(),
+                                                  std::this_thread::get_id()) -
+                                        cuda_times.threads.begin());
+            cuda_times.trace.push_back(t);
           }
         } catch (const NvjpegError& e) {
           if (!IsRefusal(e.status())) throw;
@@ -396,10 +412,19 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   if (trace) {
     std::ostringstream line;
     line << "conveyor: decoder trace: call " << call_index << ": engines " << hw_n << " images "
-         << hw_start_ns.load() / 1000 << "-" << cuda_times.engines_end_ns.load() / 1000 << " us; CUDA " << cuda_n
-         << " images (thread start-end us):";
+         << hw_start_ns.load() / 1000 << "-" << cuda_times.engines_end_ns.load() / 1000 << " us, allocations "
+         << cuda_times.engines_alloc_calls << " (" << cuda_times.engines_alloc_ns / 1000 << " us), thread CPU "
+         << cuda_times.engines_usage.cpu_ns / 1000 << " us, switches " << cuda_times.engines_usage.voluntary << "/"
+         << cuda_times.engines_usage.involuntary << ", CPUs " << cuda_times.engines_cpu_start << ">"
+         << cuda_times.engines_cpu_end << "; CUDA " << cuda_n
+         << " images (thread:start-end us [kind parse/wait/host/issue us, allocations/us; attach us, host CPU us, "
+            "switches voluntary/involuntary, CPUs start>end, lane busy]):";
     for (const CudaImageTrace& t : cuda_times.trace) {
-      line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000;
+      line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000 << "[" << t.kind << " "
+           << t.parse_ns / 1000 << "/" << t.wait_ns / 1000 << "/" << t.host_ns / 1000 << "/" << t.issue_ns / 1000
+           << " " << t.alloc_calls << "/" << t.alloc_ns / 1000 << "; " << t.attach_ns / 1000 << " "
+           << t.host_cpu_ns / 1000 << " " << t.voluntary << "/" << t.involuntary << " " << t.cpu_start << ">"
+           << t.cpu_end << " " << t.lane_busy << "]";
     }
     std::cerr << line.str() << "\n";
   }

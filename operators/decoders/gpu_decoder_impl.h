@@ -71,14 +71,30 @@ struct HybridLane {
   nvjpegBufferDevice_t device_buffer = nullptr;
   std::vector<nvjpegBufferPinned_t> pinned;
   std::vector<cuda::Event> pinned_done;
+  cuda::Event device_done;  // traced calls: after the last image's device phase
   int next = 0;
 };
 
 // One CUDA image of a traced call (CONVEYOR_JPEG_TRACE): which of the call's threads, start and end
-// from phase B's start.
+// from phase B's start, its decoder kind, where its time went (nvJPEG's parse, the wait for its
+// pinned buffer, nvjpegDecodeJpegHost, issuing the transfer and device phase) and the nvJPEG
+// allocator calls made on its thread meanwhile (calls and their time).
 struct CudaImageTrace {
-  int image = 0, thread = 0;
+  int image = 0, thread = 0, kind = 0;
   int64_t start_ns = 0, end_ns = 0;
+  int64_t parse_ns = 0, wait_ns = 0, host_ns = 0, issue_ns = 0;
+  int64_t alloc_calls = 0, alloc_ns = 0;
+  // Inside nvjpegDecodeJpegHost: the thread's CPU time, its voluntary (blocked) and involuntary
+  // (preempted) context switches, the CPUs it started and ended on; and whether the lane's
+  // previous device phase was still running when the image started.
+  int64_t attach_ns = 0, host_cpu_ns = 0, voluntary = 0, involuntary = 0;
+  int cpu_start = -1, cpu_end = -1, lane_busy = 0;
+};
+
+// A thread's CPU time and context switches so far (the trace's "is it blocked or busy").
+struct ThreadUsage {
+  int64_t cpu_ns = 0, voluntary = 0, involuntary = 0;
+  static ThreadUsage Now();
 };
 
 // Where the CUDA backend's workers spend one call (thread time summed over workers, ns): nvJPEG's
@@ -98,6 +114,9 @@ struct CudaPhaseTimes {
   int64_t threads_first_start_ns = 0;
   std::vector<CudaImageTrace> trace;  // traced calls only (under threads_mu)
   std::atomic<int64_t> engines_end_ns{0};
+  int64_t engines_alloc_calls = 0, engines_alloc_ns = 0;  // traced calls: the engines' call's allocations
+  ThreadUsage engines_usage;                               // and its thread's CPU time and switches
+  int engines_cpu_start = -1, engines_cpu_end = -1;        // and the CPUs it started and ended on
 };
 
 // Host-phase resources of one CUDA-backend worker. Workers are taken from a free list by each
@@ -176,7 +195,9 @@ struct GpuDecoder::Impl {
   SlotState& Slot(int s);
   Worker* TakeWorker();
   void GiveWorker(Worker* w);
-  void DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaPhaseTimes& times);
+  // `trace` (traced calls only, else null) gets the image's kind, phase times and allocations.
+  void DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaPhaseTimes& times,
+                  CudaImageTrace* trace);
   void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
                       StreamView stream, const std::string& where);
   void ReadEngineTimes(SlotState& slot, GpuDecoderCounters& call);

@@ -1,5 +1,9 @@
 // GpuDecoder's two nvJPEG paths: one image through the CUDA backend's decoupled API on a worker,
 // one batch of images on the hardware JPEG engines, and the engines' times read back.
+#include <sched.h>
+#include <sys/resource.h>
+#include <time.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,16 +16,29 @@
 
 namespace conveyor::ops {
 
+ThreadUsage ThreadUsage::Now() {
+  ThreadUsage u;
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) u.cpu_ns = ts.tv_sec * int64_t{1000000000} + ts.tv_nsec;
+  rusage r{};
+  if (getrusage(RUSAGE_THREAD, &r) == 0) {
+    u.voluntary = r.ru_nvcsw;
+    u.involuntary = r.ru_nivcsw;
+  }
+  return u;
+}
+
 // One image through the decoupled API: host phase on this thread, device phases on the worker's
 // stream (which already waits for ws.stream(), where the outputs were allocated).
 void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where,
-                                  CudaPhaseTimes& times) {
+                                  CudaPhaseTimes& times, CudaImageTrace* trace) {
   const NvjpegApi& a = api();
   const int kind = s.height * s.width > options.hybrid_huffman_threshold ? 1 : 0;
   HybridLane& lane = w.lanes[kind];
   auto since = [](Clock::time_point t) {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t).count();
   };
+  const ThreadAllocTally allocs_before = trace != nullptr ? ThisThreadAllocTally() : ThreadAllocTally{};
   const auto t0 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle, s.data, s.size, 0, 0, w.jpeg_stream), where);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options.color)), where);
@@ -40,7 +57,23 @@ void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, const std
   times.pinned_wait_ns += since(t1);
   const auto t2 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachPinnedBuffer(lane.state, lane.pinned[b]), where);
+  ThreadUsage usage_before;
+  Clock::time_point attached;
+  if (trace != nullptr) {
+    trace->lane_busy = lane.device_done.Query() ? 0 : 1;
+    trace->cpu_start = sched_getcpu();
+    attached = Clock::now();
+    usage_before = ThreadUsage::Now();
+  }
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegHost(handle, decoders[kind], lane.state, w.params, w.jpeg_stream), where);
+  if (trace != nullptr) {
+    const ThreadUsage usage = ThreadUsage::Now();
+    trace->cpu_end = sched_getcpu();
+    trace->attach_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(attached - t2).count();
+    trace->host_cpu_ns = usage.cpu_ns - usage_before.cpu_ns;
+    trace->voluntary = usage.voluntary - usage_before.voluntary;
+    trace->involuntary = usage.involuntary - usage_before.involuntary;
+  }
   const auto t3 = Clock::now();
   times.host_ns += std::chrono::duration_cast<std::chrono::nanoseconds>((t1 - t0) + (t3 - t2)).count();
   CONVEYOR_NVJPEG_CHECK(
@@ -48,7 +81,19 @@ void GpuDecoder::Impl::DecodeCuda(Worker& w, const GpuDecodeSample& s, const std
   lane.pinned_done[b].Record(w.stream.view());
   nvjpegImage_t img = ImageOf(s, DecodeChannels(options.color));
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle, decoders[kind], lane.state, &img, w.stream.get()), where);
+  if (trace != nullptr) lane.device_done.Record(w.stream.view());
   times.issue_ns += since(t3);
+  if (trace != nullptr) {
+    const ThreadAllocTally allocs = ThisThreadAllocTally();
+    trace->kind = kind;
+    trace->parse_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    trace->wait_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count();
+    trace->host_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t3 - t2).count();
+    trace->issue_ns = since(t3);
+    trace->alloc_calls = allocs.device_calls + allocs.pinned_calls - allocs_before.device_calls -
+                         allocs_before.pinned_calls;
+    trace->alloc_ns = allocs.device_ns + allocs.pinned_ns - allocs_before.device_ns - allocs_before.pinned_ns;
+  }
 }
 
 void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end,

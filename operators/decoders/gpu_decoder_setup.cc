@@ -221,6 +221,7 @@ Worker* GpuDecoder::Impl::TakeWorker() {
       CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle, cuda_alloc->pinned(), &lane.pinned[b]), "CUDA backend worker");
       lane.pinned_done[b] = cuda::Event::Create();
     }
+    lane.device_done = cuda::Event::Create();
     CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(lane.state, lane.device_buffer), "CUDA backend worker");
   }
   std::lock_guard<std::mutex> lock(workers_mu);

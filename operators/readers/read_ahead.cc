@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "core/op/thread_affinity.h"
+
 namespace conveyor::ops {
 
 std::string ReadWholeFile(const std::string& path, std::vector<uint8_t>& bytes) {
@@ -41,7 +43,13 @@ std::string ReadWholeFile(const std::string& path, std::vector<uint8_t>& bytes) 
 ReadAhead::ReadAhead(const std::vector<std::string>& paths, int threads)
     : paths_(paths), threads_(threads < 1 ? 1 : threads) {
   workers_.reserve(static_cast<size_t>(threads_));
-  for (int t = 0; t < threads_; ++t) workers_.emplace_back([this, t] { Worker(t); });
+  const ThreadCpus cpus = ProcessThreadCpus();  // throws for a bad CONVEYOR_THREAD_AFFINITY
+  for (int t = 0; t < threads_; ++t) {
+    workers_.emplace_back([this, t, cpus] {
+      ApplyThreadCpus(cpus);
+      Worker(t);
+    });
+  }
 }
 
 ReadAhead::~ReadAhead() {

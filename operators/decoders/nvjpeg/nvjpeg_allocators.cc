@@ -1,6 +1,7 @@
 #include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 
 #include "core/memory/memory_resource.h"
@@ -17,7 +18,34 @@ std::optional<StreamView> ViewOf(cudaStream_t s) {
 
 NvjpegAllocators& Self(void* ctx) { return *static_cast<NvjpegAllocators*>(ctx); }
 
+thread_local ThreadAllocTally tally;
+
+// Adds one allocator call (malloc or free) and its time to this thread's tally when it ends.
+class Tallied {
+ public:
+  explicit Tallied(bool device) : device_(device), start_(std::chrono::steady_clock::now()) {}
+  ~Tallied() {
+    const int64_t ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count();
+    if (device_) {
+      ++tally.device_calls;
+      tally.device_ns += ns;
+    } else {
+      ++tally.pinned_calls;
+      tally.pinned_ns += ns;
+    }
+  }
+  Tallied(const Tallied&) = delete;
+  Tallied& operator=(const Tallied&) = delete;
+
+ private:
+  bool device_;
+  std::chrono::steady_clock::time_point start_;
+};
+
 }  // namespace
+
+ThreadAllocTally ThisThreadAllocTally() { return tally; }
 
 NvjpegAllocators::NvjpegAllocators(bool device_slack)
     : slack_(device_slack ? kDeviceSlack : 0),
@@ -37,6 +65,7 @@ NvjpegMemory NvjpegAllocators::memory() const {
 
 // nvJPEG's allocator callbacks return 0 on success; an exception must not cross into nvJPEG.
 int NvjpegAllocators::DevMalloc(void* ctx, void** ptr, size_t size, cudaStream_t stream) {
+  const Tallied tallied(true);
   NvjpegAllocators& a = Self(ctx);
   try {
     *ptr = DefaultResource(MemoryKind::kDevice).Allocate(size + a.slack_, kAlignment, ViewOf(stream));
@@ -54,6 +83,7 @@ int NvjpegAllocators::DevMalloc(void* ctx, void** ptr, size_t size, cudaStream_t
 }
 
 int NvjpegAllocators::DevFree(void* ctx, void* ptr, size_t size, cudaStream_t stream) {
+  const Tallied tallied(true);
   NvjpegAllocators& a = Self(ctx);
   DefaultResource(MemoryKind::kDevice).Deallocate(ptr, size + a.slack_, kAlignment, ViewOf(stream));
   a.dev_allocs_.fetch_sub(1, std::memory_order_relaxed);
@@ -62,6 +92,7 @@ int NvjpegAllocators::DevFree(void* ctx, void* ptr, size_t size, cudaStream_t st
 }
 
 int NvjpegAllocators::PinnedMalloc(void* ctx, void** ptr, size_t size, cudaStream_t stream) {
+  const Tallied tallied(false);
   NvjpegAllocators& a = Self(ctx);
   const size_t n = std::max<size_t>(size, 1);
   try {
@@ -75,6 +106,7 @@ int NvjpegAllocators::PinnedMalloc(void* ctx, void** ptr, size_t size, cudaStrea
 }
 
 int NvjpegAllocators::PinnedFree(void* ctx, void* ptr, size_t size, cudaStream_t stream) {
+  const Tallied tallied(false);
   NvjpegAllocators& a = Self(ctx);
   const size_t n = std::max<size_t>(size, 1);
   DefaultResource(MemoryKind::kPinned).Deallocate(ptr, n, kAlignment, ViewOf(stream));

@@ -23,6 +23,14 @@ namespace conveyor::nvjpeg {
 
 inline constexpr size_t kDeviceSlack = size_t{64} << 10;
 
+// What the calling thread's nvJPEG allocator calls (any handle's) did so far: calls and the time
+// inside them, device and pinned. Read before and after an nvJPEG call to see whether it allocated
+// and how long that took (the decoder's per-image trace, CONVEYOR_JPEG_TRACE).
+struct ThreadAllocTally {
+  int64_t device_calls = 0, device_ns = 0, pinned_calls = 0, pinned_ns = 0;
+};
+ThreadAllocTally ThisThreadAllocTally();
+
 // Pass device() and pinned() to nvjpegCreateExV2 / nvjpegBuffer*CreateV2; the object must outlive
 // the handle and every buffer made with it (its address is the allocators' context).
 class NvjpegAllocators {

@@ -145,6 +145,12 @@ TEST(GpuDecoder, TracePrintsTheAskedCallsOnly) {
   EXPECT_THAT(err, HasSubstr("decoder trace: call 21: engines "));
   EXPECT_THAT(err, ::testing::Not(HasSubstr("call 19:")));
   EXPECT_THAT(err, ::testing::Not(HasSubstr("call 22:")));
+  // Each CUDA image: thread:start-end [kind parse/wait/host/issue, allocations/us; attach, host CPU,
+  // switches, CPUs, lane busy].
+  EXPECT_THAT(err, ::testing::ContainsRegex("[0-9]+:[0-9]+-[0-9]+\\[[01] [0-9]+/[0-9]+/[0-9]+/[0-9]+ [0-9]+/[0-9]+; "
+                                            "[0-9]+ [0-9]+ [0-9]+/[0-9]+ [0-9]+>[0-9]+ [01]\\]"));
+  EXPECT_THAT(err, ::testing::ContainsRegex("engines [0-9]+ images [0-9]+-[0-9]+ us, allocations [0-9]+ .*"
+                                            "thread CPU [0-9]+ us, switches [0-9]+/[0-9]+, CPUs [0-9]+>[0-9]+; CUDA"));
 }
 
 // CONVEYOR_JPEG_ENGINES=0: no engines even where the GPU has them; the CUDA backend decodes their
