@@ -6,12 +6,14 @@
 #   on the GPU machine, the bundle carried:  bash tools/device_e2e_conveyor.sh [ROUNDS] [read_ahead]
 # ROUNDS default 3. With `read_ahead`, each round runs both paths with the reader's read_ahead off
 # and on (CONVEYOR_BENCH_READ_AHEAD), names suffixed _ra0 / _ra1: the A/B of readers' read ahead.
-# With `affinity`, with CONVEYOR_THREAD_AFFINITY auto and off, names suffixed _auto / _off.
+# With `affinity`, with CONVEYOR_THREAD_AFFINITY auto and off, names suffixed _auto / _off; with
+# `engine_threads`, with CONVEYOR_JPEG_ENGINE_THREADS 1 and 2, names suffixed _et1 / _et2.
 set -uo pipefail
 ROUNDS=${1:-3}
 MODES=("")
 [ "${2:-}" = read_ahead ] && MODES=(_ra0 _ra1)
 [ "${2:-}" = affinity ] && MODES=(_auto _off)
+[ "${2:-}" = engine_threads ] && MODES=(_et1 _et2)
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
 source "$SUITE/lib.sh"
@@ -29,7 +31,8 @@ for round in $(seq "$ROUNDS"); do
   for m in "${MODES[@]}"; do
     ra=true; [ "$m" = _ra0 ] && ra=false
     aff=auto; [ "$m" = _off ] && aff=off
-    CENV_M="$CENV CONVEYOR_THREAD_AFFINITY=$aff"
+    et=2; [ "$m" = _et1 ] && et=1
+    CENV_M="$CENV CONVEYOR_THREAD_AFFINITY=$aff CONVEYOR_JPEG_ENGINE_THREADS=$et"
     measure "py_fused${m}_$round" 100 "$CENV_M CONVEYOR_BENCH_READ_AHEAD=$ra" "role=py" -- "$PYTHON" "$E2E/conveyor_e2e.py" \
       --yaml "$PIPES/train_fused.yaml" --capture on --data "$DATA" --batch 256 --threads 8 --prefetch 2 \
       --iterations 30 --repeats 5

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <mutex>
 #include <sstream>
@@ -99,6 +100,7 @@ void AddToProcessCounters(const GpuDecoderCounters& batch, const GpuDecoderCount
   process_counters.hw_share = latest.hw_share;
   process_counters.hw_engines = latest.hw_engines;
   process_counters.hw_cores_per_engine = latest.hw_cores_per_engine;
+  process_counters.hw_parts = latest.hw_parts;
   process_counters.hw_no_pipeline = latest.hw_no_pipeline;
   process_counters.hw_rate = latest.hw_rate;
   process_counters.cuda_rate = latest.cuda_rate;
@@ -120,6 +122,15 @@ GpuDecoderCounters GpuDecoder::counters() const {
   }
   if (impl_->cuda_alloc != nullptr) c.cuda_memory = impl_->cuda_alloc->memory();
   if (impl_->hw_alloc != nullptr) c.engines_memory = impl_->hw_alloc->memory();
+  for (const auto& more : impl_->hw_more_alloc) {  // the other engines' parts' handles
+    const NvjpegMemory m = more->memory();
+    c.engines_memory.device_allocations += m.device_allocations;
+    c.engines_memory.device_bytes += m.device_bytes;
+    c.engines_memory.device_slack_bytes += m.device_slack_bytes;
+    c.engines_memory.device_peak_bytes += m.device_peak_bytes;
+    c.engines_memory.pinned_allocations += m.pinned_allocations;
+    c.engines_memory.pinned_bytes += m.pinned_bytes;
+  }
   return c;
 }
 
@@ -170,7 +181,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const bool nv = d.lib != nullptr;
   const bool engines = nv && d.hw_handle != nullptr && d.options.paths != DecodePaths::kCudaOnly &&
                        d.options.paths != DecodePaths::kCpuOnly;
-  if (engines && d.engines_wait) slot.ready.Record(stream);
+  if (engines) slot.ready.Record(stream);
 
   // A: classify. First the split: each JPEG nvJPEG may take goes to the engines or the CUDA backend
   // in proportion to the engines' share (Bresenham-style interleaving keeps both paths' shares of
@@ -201,26 +212,37 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
   }
   d.engine_ok.assign(n, 0);
+  d.engine_part.assign(n, 0);
+  // The picks in up to hw_parts contiguous parts of at least 16 images, each for a handle of its own.
+  const int parts_used =
+      picked.empty() ? 0 : std::clamp(static_cast<int>(picked.size()) / 16, 1, std::max(d.hw_parts, 1));
   if (!picked.empty()) {
     const NvjpegApi& a = d.api();
-    while (static_cast<int>(slot.hw_streams.size()) < n) {
-      nvjpegJpegStream_t js = nullptr;
-      nvjpegDecodeParams_t p = nullptr;
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(d.hw_handle, &js), where);
-      slot.hw_streams.push_back(js);
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(d.hw_handle, &p), where);
-      slot.hw_params.push_back(p);
+    for (int part = 0; part < parts_used; ++part) {
+      auto& streams = slot.hw_streams[static_cast<size_t>(part)];
+      auto& params = slot.hw_params[static_cast<size_t>(part)];
+      while (static_cast<int>(streams.size()) < n) {
+        nvjpegJpegStream_t js = nullptr;
+        nvjpegDecodeParams_t p = nullptr;
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(d.HwHandle(part), &js), where);
+        streams.push_back(js);
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(d.HwHandle(part), &p), where);
+        params.push_back(p);
+      }
     }
     const nvjpegOutputFormat_t format = FormatOf(d.options.color);
-    ws.ParallelFor(static_cast<int64_t>(picked.size()), 8, [&](int64_t begin, int64_t end) {
+    const int64_t picks = static_cast<int64_t>(picked.size());
+    ws.ParallelFor(picks, 8, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
         const int i = picked[static_cast<size_t>(k)];
+        const int part = static_cast<int>(k * parts_used / picks);
+        d.engine_part[i] = static_cast<uint8_t>(part);
+        const nvjpegHandle_t h = d.HwHandle(part);
+        nvjpegJpegStream_t js = slot.hw_streams[static_cast<size_t>(part)][static_cast<size_t>(i)];
         const GpuDecodeSample& s = samples[i];
         // A header the engines cannot parse goes to the CUDA backend, which reports it properly.
-        if (a.nvjpegJpegStreamParseHeader(d.hw_handle, s.data, s.size, slot.hw_streams[i]) != NVJPEG_STATUS_SUCCESS) {
-          continue;
-        }
-        nvjpegDecodeParams_t p = slot.hw_params[i];
+        if (a.nvjpegJpegStreamParseHeader(h, s.data, s.size, js) != NVJPEG_STATUS_SUCCESS) continue;
+        nvjpegDecodeParams_t p = slot.hw_params[static_cast<size_t>(part)][static_cast<size_t>(i)];
         CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(p, format), sample_where(i));
         int unsupported = 1;
         if (a.nvjpegDecodeBatchedSupportedEx != nullptr && a.nvjpegDecodeBatchedEx != nullptr) {
@@ -231,17 +253,16 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
                                                              static_cast<int>(s.roi.w), static_cast<int>(s.roi.h)),
                                   sample_where(i));
           }
-          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupportedEx(d.hw_handle, slot.hw_streams[i], p, &unsupported),
-                                sample_where(i));
+          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupportedEx(h, js, p, &unsupported), sample_where(i));
         } else if (IsWhole(s)) {
-          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupported(d.hw_handle, slot.hw_streams[i], &unsupported),
-                                sample_where(i));
+          CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupported(h, js, &unsupported), sample_where(i));
         }
         d.engine_ok[i] = unsupported == 0 ? 1 : 0;  // the documented "0 = supported"
       }
     });
   }
   int64_t refused = 0;
+  d.hw_offsets.assign(static_cast<size_t>(parts_used) + 1, 0);
   {
     size_t next_pick = 0;
     for (int i = 0; i < n; ++i) {
@@ -251,6 +272,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
         d.cpu_list.push_back(i);
       } else if (is_pick && d.engine_ok[i]) {
         d.hw_list.push_back(i);
+        ++d.hw_offsets[static_cast<size_t>(d.engine_part[i]) + 1];  // parts are contiguous in pick order
       } else if (d.options.paths == DecodePaths::kHardwareOnly) {
         d.cpu_list.push_back(i);
         ++refused;
@@ -269,9 +291,12 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   std::vector<uint8_t> fallback(n, 0);
   std::mutex used_mu;
   std::vector<Worker*> used;
-  // The engines' images in up to hw_parts contiguous sub-batches of at least 16 images.
+  // The engines' images: part p is hw_list[hw_offsets[p], hw_offsets[p + 1]).
+  for (int part = 0; part < parts_used; ++part) {
+    d.hw_offsets[static_cast<size_t>(part) + 1] += d.hw_offsets[static_cast<size_t>(part)];
+  }
   const int hw_n = static_cast<int>(d.hw_list.size());
-  const int hw_items = hw_n == 0 ? 0 : std::clamp(hw_n / 16, 1, std::max(d.hw_parts, 1));
+  const int hw_items = hw_n == 0 ? 0 : parts_used;
   const int64_t cuda_n = static_cast<int64_t>(d.cuda_list.size());
   const auto b_start = Clock::now();
   std::atomic<int64_t> cuda_end_ns{0}, hw_start_ns{0};
@@ -282,16 +307,34 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const bool trace = d.trace_calls > 0 && call_index >= 20 && call_index < 20 + d.trace_calls;
   if (cuda_n > 0) slot.start.Record(stream);
   const int device = d.options.device;
-  auto run_engines = [&] {
+  // One engines' part on this thread. A thread new to CUDA must make the device current itself
+  // before nvJPEG's engines backend works on it (else nvjpegDecodeBatchedPreAllocate fails with
+  // NVJPEG_STATUS_ALLOCATOR_FAILURE and the decode with EXECUTION_FAILED, H100): DeviceGuard skips
+  // cudaSetDevice where cudaGetDevice already answers `device`, which it does on a fresh thread.
+  auto engines_part = [&](int p) {
     cuda::DeviceGuard engines_guard(device);
+    CONVEYOR_CUDA_CHECK(cudaSetDevice(device));
+    const int begin = d.hw_offsets[static_cast<size_t>(p)], end = d.hw_offsets[static_cast<size_t>(p) + 1];
+    if (begin < end) {
+      d.DecodeHardware(slot, p, begin, end, samples, p == 0 ? stream : slot.hw[static_cast<size_t>(p)].stream.view(),
+                       where);
+    }
+    const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
+    int64_t prev = cuda_times.engines_end_ns.load();
+    while (prev < t && !cuda_times.engines_end_ns.compare_exchange_weak(prev, t)) {
+    }
+  };
+  // Parts first..hw_items-1: the first on this thread, the rest beside it (RunBeside, recursively).
+  std::function<void(int)> engines_from = [&](int first) {
+    if (first == hw_items - 1) return engines_part(first);
+    ws.RunBeside([&] { engines_part(first); }, [&] { engines_from(first + 1); });
+  };
+  auto run_engines = [&] {
     hw_start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
     const ThreadAllocTally allocs_before = ThisThreadAllocTally();
     const ThreadUsage usage_before = trace ? ThreadUsage::Now() : ThreadUsage{};
     if (trace) cuda_times.engines_cpu_start = sched_getcpu();
-    for (int p = 0; p < hw_items; ++p) {
-      d.DecodeHardware(slot, p, hw_n * p / hw_items, hw_n * (p + 1) / hw_items, samples, stream, where);
-      cuda_times.engines_end_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - b_start).count();
-    }
+    engines_from(0);
     const ThreadAllocTally allocs = ThisThreadAllocTally();
     cuda_times.engines_alloc_calls =
         allocs.device_calls + allocs.pinned_calls - allocs_before.device_calls - allocs_before.pinned_calls;
@@ -370,6 +413,11 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     run_cuda();
   }
   for (Worker* w : used) w->done.Wait(stream);  // a worker used twice: its last record covers both
+  for (int p = 1; p < hw_items; ++p) {  // the engines' parts on their own streams
+    if (d.hw_offsets[static_cast<size_t>(p)] < d.hw_offsets[static_cast<size_t>(p) + 1]) {
+      CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), slot.hw[static_cast<size_t>(p)].end.get(), 0));
+    }
+  }
   const auto c_start = Clock::now();
   int64_t cuda_refused = 0;
   for (int i : d.cuda_list) {
@@ -452,6 +500,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   batch.slot_pending_calls = slot_pending ? 1 : 0;
   batch.call_seconds = std::chrono::duration<double>(Clock::now() - call_start).count();
   for (int p = 0; p < hw_items; ++p) {
+    if (d.hw_offsets[static_cast<size_t>(p)] == d.hw_offsets[static_cast<size_t>(p) + 1]) continue;
     const HwPart& part = slot.hw[static_cast<size_t>(p)];
     batch.hw_preallocations += part.preallocated ? 1 : 0;
     batch.hw_ready_wait_seconds += part.ready_wait_s;

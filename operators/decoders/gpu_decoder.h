@@ -84,6 +84,7 @@ struct GpuDecoderCounters {
   bool hardware_available = false;
   double hw_share = 0;          // the engines' current share of accepted images
   int hw_engines = 0, hw_cores_per_engine = 0;  // nvjpegGetHardwareDecoderInfo (0: not reported)
+  int hw_parts = 0;  // nvJPEG hardware handles sharing the engines' images, each on its own thread
   bool hw_no_pipeline = false;  // engines' handle made with NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
   // Where the engines' and the CUDA backend's time goes (for tuning and benchmarks): summed over
   // the engines' batches whose GPU time has been read, and over the CUDA backend's phase B.

@@ -130,12 +130,18 @@ struct Worker {
   bool used = false;
 };
 
-// A sub-batch of the engines' images with its own nvJPEG state (hw_parts of them; one today, see
-// Init). Its internal buffers are preallocated for the largest batch and image seen, so a batch
+// A sub-batch of the engines' images with its own nvJPEG handle and state (hw_parts of them,
+// CONVEYOR_JPEG_ENGINE_THREADS, default 2), each on a thread of its own during the call: the
+// engines' call is CPU-bound on its thread (~27-45 µs per image on the H100), and two handles
+// side by side decoded 41-43k images/s where one gave 26-28k (2026-11-26; several states of *one*
+// handle from several threads crashed or hung, the 2026-11-25 sessions). Part 0 runs on ws.stream(),
+// the others on their own streams, which ws.stream() waits for after the call. Its internal buffers
+// are preallocated for the largest batch and image seen, so a batch
 // that grows (the balance moved) does not make nvJPEG reallocate inside the decode, which
 // synchronises the device: without it the engines gave 11.3k images/s on the H100, with it 25.4k.
 struct HwPart {
   nvjpegJpegState_t state = nullptr;
+  cuda::Stream stream;  // parts after the first: their own stream
   cuda::Event start, end;  // timing on the stream
   bool pending = false;
   int64_t images = 0;
@@ -154,8 +160,10 @@ struct HwPart {
 
 struct SlotState {
   std::vector<HwPart> hw;                       // sub-batches of the engines' images
-  std::vector<nvjpegJpegStream_t> hw_streams;  // per sample: headers for the support check
-  std::vector<nvjpegDecodeParams_t> hw_params;
+  // [part][sample]: headers for the support check and the decode parameters, made with that
+  // part's handle (a sample goes to whichever part its place in the call's picks gives).
+  std::vector<std::vector<nvjpegJpegStream_t>> hw_streams;
+  std::vector<std::vector<nvjpegDecodeParams_t>> hw_params;
   cuda::Event done;             // end of this slot's last Decode on ws.stream()
   cuda::Event start;            // outputs allocated: the workers' streams wait for it
   cuda::Event ready;            // ws.stream()'s work before the call: the engines' host waits for it
@@ -168,7 +176,11 @@ struct GpuDecoder::Impl {
   // Each handle's allocators (declared before the handles: they outlive them); made in Init.
   std::unique_ptr<NvjpegAllocators> cuda_alloc, hw_alloc;
   nvjpegHandle_t handle = nullptr;     // CUDA backend
-  nvjpegHandle_t hw_handle = nullptr;  // engines
+  nvjpegHandle_t hw_handle = nullptr;  // engines (part 0)
+  // Parts 1..hw_parts-1: their own allocators (declared first: they outlive the handles) and handles.
+  std::vector<std::unique_ptr<NvjpegAllocators>> hw_more_alloc;
+  std::vector<nvjpegHandle_t> hw_more;
+  nvjpegHandle_t HwHandle(int part) const { return part == 0 ? hw_handle : hw_more[static_cast<size_t>(part - 1)]; }
   nvjpegJpegDecoder_t decoders[2] = {nullptr, nullptr};
   std::vector<std::unique_ptr<SlotState>> slots;
   std::mutex workers_mu;
@@ -181,12 +193,14 @@ struct GpuDecoder::Impl {
   // Per-call scratch, reused.
   std::vector<int> engine_candidates;  // this call's images picked for the engines, in order
   std::vector<uint8_t> engine_ok;
+  std::vector<uint8_t> engine_part;    // per sample: the engines' part it was checked for
+  std::vector<int> hw_offsets;         // hw_list's range of each part: [hw_offsets[p], hw_offsets[p + 1])
   std::vector<int> hw_list, cuda_list, cpu_list;
   std::vector<size_t> staging_offsets;
   int cuda_pinned_buffers = 2;  // per worker lane (CONVEYOR_JPEG_CUDA_PINNED)
   int trace_calls = 0;          // CONVEYOR_JPEG_TRACE
   int64_t calls_made = 0;
-  int hw_parts = 0;  // sub-batches of the engines' images (see HwPart); 0 until Init
+  int hw_parts = 0;  // sub-batches of the engines' images, each on a handle and thread of its own (HwPart); 0 until Init
   bool engines_wait = true;  // CONVEYOR_JPEG_ENGINES_WAIT
 
   const NvjpegApi& api() const { return lib->api(); }
@@ -198,6 +212,8 @@ struct GpuDecoder::Impl {
   // `trace` (traced calls only, else null) gets the image's kind, phase times and allocations.
   void DecodeCuda(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaPhaseTimes& times,
                   CudaImageTrace* trace);
+  // Part `part` of the engines' images (hw_list[begin, end)) on `stream` (ws.stream() for part 0,
+  // else the part's own stream, which first waits for slot.ready).
   void DecodeHardware(SlotState& slot, int part, int begin, int end, const std::vector<GpuDecodeSample>& samples,
                       StreamView stream, const std::string& where);
   void ReadEngineTimes(SlotState& slot, GpuDecoderCounters& call);

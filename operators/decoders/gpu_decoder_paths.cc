@@ -115,13 +115,14 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     part.data[k] = s.data;
     part.lengths[k] = s.size;
     part.images_out[k] = ImageOf(s, DecodeChannels(options.color));
-    part.params[k] = slot.hw_params[hw_list[begin + k]];
+    part.params[k] = slot.hw_params[static_cast<size_t>(p)][static_cast<size_t>(hw_list[begin + k])];
     any_roi |= !IsWhole(s);
     max_h = std::max(max_h, static_cast<int>(s.height));
     max_w = std::max(max_w, static_cast<int>(s.width));
     max_bytes_x2 = std::max(max_bytes_x2, s.chroma_bytes_x2 > 0 ? s.chroma_bytes_x2 : 6);
   }
-  const std::string what = where + ": engines, " + std::to_string(n) + " images";
+  const std::string what = where + ": engines" + (hw_parts > 1 ? " part " + std::to_string(p) : std::string()) + ", " +
+                           std::to_string(n) + " images";
   if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !part.prealloc_failed &&
       (n > part.prealloc_n || max_h > part.prealloc_h || max_w > part.prealloc_w ||
        max_bytes_x2 > part.prealloc_bytes_x2)) {
@@ -133,7 +134,7 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
     part.prealloc_bytes_x2 = std::max(part.prealloc_bytes_x2, max_bytes_x2);
     part.preallocated = true;
     const nvjpegStatus_t st =
-        a.nvjpegDecodeBatchedPreAllocate(hw_handle, part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
+        a.nvjpegDecodeBatchedPreAllocate(HwHandle(p), part.state, part.prealloc_n, part.prealloc_w, part.prealloc_h,
                                          CssForBytes(part.prealloc_bytes_x2), FormatOf(options.color));
     if (st != NVJPEG_STATUS_SUCCESS) {
       // Preallocation only saves reallocations: decode without it (slower when batches grow),
@@ -152,16 +153,17 @@ void GpuDecoder::Impl::DecodeHardware(SlotState& slot, int p, int begin, int end
   // makes that deterministic with a spin kernel.
   const auto w0 = Clock::now();
   if (engines_wait) slot.ready.Synchronize();
+  if (p > 0) CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), slot.ready.get(), 0));
   const auto t0 = Clock::now();
   part.ready_wait_s = std::chrono::duration<double>(t0 - w0).count();
   part.start.Record(stream);
-  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(hw_handle, part.state, n, 1, FormatOf(options.color)), what);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(HwHandle(p), part.state, n, 1, FormatOf(options.color)), what);
   if (any_roi) {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(hw_handle, part.state, part.data.data(), part.lengths.data(),
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(HwHandle(p), part.state, part.data.data(), part.lengths.data(),
                                                   part.images_out.data(), part.params.data(), stream.get()),
                           what);
   } else {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(hw_handle, part.state, part.data.data(), part.lengths.data(),
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(HwHandle(p), part.state, part.data.data(), part.lengths.data(),
                                                 part.images_out.data(), stream.get()),
                           what);
   }

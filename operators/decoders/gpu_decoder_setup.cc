@@ -74,6 +74,11 @@ int CudaPinnedBuffersByEnv() { return WholeNumberFromEnv("CONVEYOR_JPEG_CUDA_PIN
 // times on stderr, 0 to 1000 (default 0).
 int TraceCallsByEnv() { return WholeNumberFromEnv("CONVEYOR_JPEG_TRACE", 0, 0, 1000); }
 
+// CONVEYOR_JPEG_ENGINE_THREADS: how many nvJPEG hardware handles (and threads during a call) share
+// the engines' images, 1 to 4 (default 2: 41-43k images/s where 1 gave 26-28k and 3 gave 37k,
+// H100, 2026-11-26).
+int EngineThreadsByEnv() { return WholeNumberFromEnv("CONVEYOR_JPEG_ENGINE_THREADS", 2, 1, 4); }
+
 }  // namespace
 
 void GpuDecoder::Impl::Init() {
@@ -82,6 +87,7 @@ void GpuDecoder::Impl::Init() {
   engines_wait = EnginesWaitByEnv();
   cuda_pinned_buffers = CudaPinnedBuffersByEnv();
   trace_calls = TraceCallsByEnv();
+  const int engine_threads = EngineThreadsByEnv();
   const unsigned hw_flags = EnginesPipelineByEnv() ? 0u : kFlagsHwDecodeNoPipeline;
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
@@ -114,11 +120,13 @@ void GpuDecoder::Impl::Init() {
     return;
   }
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
+  unsigned hw_create_flags = flags | hw_flags;
   nvjpegStatus_t hw = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER
                                   : api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(),
-                                                           hw_alloc->pinned(), flags | hw_flags, &hw_handle);
+                                                           hw_alloc->pinned(), hw_create_flags, &hw_handle);
   if (hw != NVJPEG_STATUS_SUCCESS) {
     hw_handle = nullptr;
+    hw_create_flags = hw_flags;
     hw = api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, hw_alloc->device(), hw_alloc->pinned(), hw_flags,
                                 &hw_handle);
   }
@@ -137,9 +145,19 @@ void GpuDecoder::Impl::Init() {
       counters.hw_cores_per_engine = static_cast<int>(cores);
     }
   }
-  // One sub-batch: on the H100 (nvJPEG 13) 2, 4 or 8 sub-batches decoded from several threads at
-  // once crashed or hung, while one batch with preallocated buffers reached 25.4k images/s.
-  hw_parts = 1;
+  // More handles for the engines' parts (HwPart): a handle that cannot be made leaves fewer parts.
+  for (int p = 1; p < engine_threads; ++p) {
+    auto alloc = std::make_unique<NvjpegAllocators>(true);
+    nvjpegHandle_t h = nullptr;
+    if (api().nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, alloc->device(), alloc->pinned(), hw_create_flags, &h) !=
+        NVJPEG_STATUS_SUCCESS) {
+      break;
+    }
+    hw_more_alloc.push_back(std::move(alloc));
+    hw_more.push_back(h);
+  }
+  hw_parts = 1 + static_cast<int>(hw_more.size());
+  counters.hw_parts = hw_parts;
   hw_share = options.hw_load >= 0 ? options.hw_load : kInitialHwShare;
   if (options.paths == DecodePaths::kHardwareOnly) hw_share = 1;
   counters.hw_share = hw_share;
@@ -149,9 +167,14 @@ void GpuDecoder::Impl::Destroy() noexcept {
   if (lib == nullptr) return;
   const NvjpegApi& a = api();
   for (auto& slot : slots) {
-    for (auto p : slot->hw_params) a.nvjpegDecodeParamsDestroy(p);
-    for (auto js : slot->hw_streams) a.nvjpegJpegStreamDestroy(js);
+    for (auto& per_part : slot->hw_params) {
+      for (auto p : per_part) a.nvjpegDecodeParamsDestroy(p);
+    }
+    for (auto& per_part : slot->hw_streams) {
+      for (auto js : per_part) a.nvjpegJpegStreamDestroy(js);
+    }
     for (HwPart& part : slot->hw) {
+      if (part.stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(part.stream.get()));
       if (part.state != nullptr) a.nvjpegJpegStateDestroy(part.state);
     }
   }
@@ -171,6 +194,8 @@ void GpuDecoder::Impl::Destroy() noexcept {
   for (auto d : decoders) {
     if (d != nullptr) a.nvjpegDecoderDestroy(d);
   }
+  for (auto h : hw_more) a.nvjpegDestroy(h);
+  hw_more.clear();
   if (hw_handle != nullptr) a.nvjpegDestroy(hw_handle);
   if (handle != nullptr) a.nvjpegDestroy(handle);
   handle = hw_handle = nullptr;
@@ -184,10 +209,14 @@ SlotState& GpuDecoder::Impl::Slot(int s) {
     slot->ready = cuda::Event::Create();
     if (hw_handle != nullptr) {
       slot->hw.resize(static_cast<size_t>(hw_parts));
-      for (HwPart& part : slot->hw) {
+      slot->hw_streams.resize(static_cast<size_t>(hw_parts));
+      slot->hw_params.resize(static_cast<size_t>(hw_parts));
+      for (int p = 0; p < hw_parts; ++p) {
+        HwPart& part = slot->hw[static_cast<size_t>(p)];
         part.start = cuda::Event::Create(/*timing=*/true);
         part.end = cuda::Event::Create(/*timing=*/true);
-        CONVEYOR_NVJPEG_CHECK(api().nvjpegJpegStateCreate(hw_handle, &part.state), "engines");
+        if (p > 0) part.stream = cuda::Stream::Create();
+        CONVEYOR_NVJPEG_CHECK(api().nvjpegJpegStateCreate(HwHandle(p), &part.state), "engines");
       }
     }
     slots.push_back(std::move(slot));

@@ -335,6 +335,42 @@ void TwoDecoders(benchmark::State& state) {
   Report(state, cu.decoder.counters(), "cu.");
 }
 
+// N engines-only decoders (each its own nvJPEG hardware handle, stream and one-thread pool), each
+// stepping batches on a thread of its own: does the engines' host work (CPU-bound on its thread,
+// ~27-45 µs per image on the H100, 2026-11-26) spread over threads when the handles are separate?
+// (Several states of one handle from several threads crashed or hung; gpu_decoder_setup.cc.)
+void ParallelEngineDecoders(benchmark::State& state) {
+  if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
+  if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
+  const int n = static_cast<int>(state.range(0));
+  std::vector<std::unique_ptr<Runner>> runners;
+  for (int k = 0; k < n; ++k) {
+    runners.push_back(std::make_unique<Runner>(DecodePaths::kHardwareOnly, false, 1, int64_t{k} * 512));
+    const std::string why = runners.back()->Unusable(DecodePaths::kHardwareOnly);
+    if (!why.empty()) return state.SkipWithError(why.c_str());
+    runners.back()->Step();
+    runners.back()->stream.Synchronize();
+  }
+  std::vector<int64_t> before;
+  for (auto& r : runners) before.push_back(r->images);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> others;
+  for (int k = 1; k < n; ++k) {
+    others.emplace_back([&, k] {
+      while (!stop.load()) runners[static_cast<size_t>(k)]->Step();
+      runners[static_cast<size_t>(k)]->stream.Synchronize();
+    });
+  }
+  for (auto _ : state) runners[0]->Step();
+  stop = true;
+  for (std::thread& t : others) t.join();
+  runners[0]->stream.Synchronize();
+  int64_t total = 0;
+  for (int k = 0; k < n; ++k) total += runners[static_cast<size_t>(k)]->images - before[static_cast<size_t>(k)];
+  state.SetItemsProcessed(total);
+  Report(state, runners[0]->decoder.counters(), "first.");
+}
+
 // What the engines' support check costs per image (phase A of every batch): nvJPEG's header
 // parse and nvjpegDecodeBatchedSupportedEx on the engines' handle, over the files, from `threads`
 // threads at once (each with its own stream and parameters). Does it scale with threads?
@@ -425,6 +461,7 @@ BENCHMARK_CAPTURE(DecodeWithEnv, cuda_only_pinned8, DecodePaths::kCudaOnly, fals
 BENCHMARK_CAPTURE(DecodeShare, share, false)->DenseRange(50, 100, 10)->UseRealTime()->MinTime(2);
 BENCHMARK_CAPTURE(DecodeShare, random_crop_share, true)->DenseRange(50, 100, 10)->UseRealTime()->MinTime(2);
 BENCHMARK(TwoDecoders)->UseRealTime()->MinTime(3);
+BENCHMARK(ParallelEngineDecoders)->Arg(1)->Arg(2)->Arg(3)->UseRealTime()->MinTime(2);
 
 }  // namespace
 }  // namespace conveyor::ops

@@ -233,6 +233,44 @@ TEST(GpuDecoder, NvjpegMemoryCountedPerHandle) {
             << pool_growth / kMiB << " MiB\n";
 }
 
+// CONVEYOR_JPEG_ENGINE_THREADS: the engines' images in 1, 2 or 3 parts, each on its own nvJPEG
+// hardware handle and thread (parts after the first on their own streams), decode to libjpeg-turbo's
+// pixels — whole images and random windows, 4:2:0 and 4:4:4, with the stream busy before the call
+// (a part that did not wait for earlier work would be overwritten by the test's 0xA5 fill).
+TEST(GpuDecoder, EnginesPartsOnTheirOwnHandlesMatchLibjpegTurbo) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 80; ++i) {
+    const int h = 40 + static_cast<int>(rng() % 220), w = 40 + static_cast<int>(rng() % 220);
+    files.push_back(EncodeJpeg(h, w, i % 3 == 0 ? TJSAMP_444 : TJSAMP_420, false, rng));
+  }
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  for (int threads : {1, 2, 3}) {
+    ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINE_THREADS", std::to_string(threads).c_str(), 1), 0);
+    GpuDecoderOptions options;
+    options.paths = DecodePaths::kHardwareOnly;
+    GpuDecoder decoder(options);
+    unsetenv("CONVEYOR_JPEG_ENGINE_THREADS");
+    if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+    EXPECT_EQ(decoder.counters().hw_parts, threads);
+    DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+    for (int it = 0; it < 4; ++it) {
+      run.slot = it % 2;
+      run.spin_ms = it == 2 ? 2.0 : 0.0;
+      const auto windows = it % 2 == 0 ? Whole(files) : RandomWindows(files, rng);
+      ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb,
+                  "engines in " + std::to_string(threads) + " parts, call " + std::to_string(it));
+    }
+    const GpuDecoderCounters c = decoder.counters();
+    EXPECT_EQ(c.images_hardware + c.images_cpu, 4 * 80);  // an image the engines refuse goes to the CPU path
+    EXPECT_GT(c.images_hardware, 2 * 80);
+    // Each part's batch is timed and read back at its slot's next call: calls 3 and 4 read 1 and 2.
+    EXPECT_EQ(c.hw_batches, 2 * threads);
+  }
+}
+
 TEST(GpuDecoder, CorruptJpegNamesCallSampleAndFile) {
   CONVEYOR_REQUIRE_GPU();
   GpuDecoderOptions options;

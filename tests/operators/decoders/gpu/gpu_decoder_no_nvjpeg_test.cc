@@ -60,34 +60,32 @@ TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
   }
 }
 
-// CONVEYOR_JPEG_CUDA_PINNED takes a whole number from 2 to 16; anything else is refused naming it.
-TEST(GpuDecoderEnginesSetting, CudaPinnedBuffersOutOfRangeIsRefused) {
-  for (const char* bad : {"1", "17", "", "two", "4x", "-3"}) {
-    ASSERT_EQ(setenv("CONVEYOR_JPEG_CUDA_PINNED", bad, 1), 0);
-    try {
-      GpuDecoder decoder(GpuDecoderOptions{});
-      ADD_FAILURE() << "accepted CONVEYOR_JPEG_CUDA_PINNED=\"" << bad << "\"";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("CONVEYOR_JPEG_CUDA_PINNED: expected a whole number from 2 to 16, "
-                                                  "got \"") + bad + "\""));
+// The decoder's numeric switches take a whole number in their range; anything else is refused
+// naming the switch, the range and what arrived.
+TEST(GpuDecoderEnginesSetting, NumericSwitchesOutOfRangeAreRefused) {
+  struct Switch {
+    const char* name;
+    const char* range;
+    std::vector<const char*> bad;
+  };
+  const std::vector<Switch> switches = {
+      {"CONVEYOR_JPEG_CUDA_PINNED", "from 2 to 16", {"1", "17", "", "two", "4x", "-3"}},
+      {"CONVEYOR_JPEG_TRACE", "from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
+      {"CONVEYOR_JPEG_ENGINE_THREADS", "from 1 to 4", {"0", "5", "", "two", "2x"}},
+  };
+  for (const Switch& sw : switches) {
+    for (const char* bad : sw.bad) {
+      ASSERT_EQ(setenv(sw.name, bad, 1), 0);
+      try {
+        GpuDecoder decoder(GpuDecoderOptions{});
+        ADD_FAILURE() << "accepted " << sw.name << "=\"" << bad << "\"";
+      } catch (const Error& e) {
+        EXPECT_THAT(e.what(), HasSubstr(std::string(sw.name) + ": expected a whole number " + sw.range + ", got \"" +
+                                        bad + "\""));
+      }
     }
+    unsetenv(sw.name);
   }
-  unsetenv("CONVEYOR_JPEG_CUDA_PINNED");
-}
-
-// CONVEYOR_JPEG_TRACE takes a whole number from 0 to 1000; anything else is refused naming it.
-TEST(GpuDecoderEnginesSetting, TraceCallsOutOfRangeIsRefused) {
-  for (const char* bad : {"-1", "1001", "", "all", "5s"}) {
-    ASSERT_EQ(setenv("CONVEYOR_JPEG_TRACE", bad, 1), 0);
-    try {
-      GpuDecoder decoder(GpuDecoderOptions{});
-      ADD_FAILURE() << "accepted CONVEYOR_JPEG_TRACE=\"" << bad << "\"";
-    } catch (const Error& e) {
-      EXPECT_THAT(e.what(), HasSubstr(std::string("CONVEYOR_JPEG_TRACE: expected a whole number from 0 to 1000, got \"") +
-                                      bad + "\""));
-    }
-  }
-  unsetenv("CONVEYOR_JPEG_TRACE");
 }
 
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {
