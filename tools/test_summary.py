@@ -2,6 +2,10 @@
 """Counts gtest/pytest cases in JUnit XML files and prints `N passed, M failed, K skipped`.
 
 Usage: test_summary.py [--per-file] [--extra-failed N] XML_OR_DIR...   Exit status 1 when any case failed or no case ran.
+
+A Bazel test.xml whose test.log beside it holds a sanitizer report (an ASan/LSan/UBSan ERROR or a TSan
+warning printed at exit, after every case passed) counts one more failure: the binary exited non-zero
+and Bazel failed the target, though the XML shows no failed case.
 """
 import os
 import sys
@@ -24,6 +28,22 @@ def cases(path):
             yield "passed"
 
 
+SANITIZER_REPORTS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "WARNING: ThreadSanitizer",
+                     "runtime error:")
+
+
+def sanitizer_report(xml_path):
+    """The first sanitizer report line of the test.log beside a Bazel test.xml, or None."""
+    log = os.path.join(os.path.dirname(xml_path), "test.log")
+    if os.path.basename(xml_path) != "test.xml" or not os.path.exists(log):
+        return None
+    with open(log, errors="replace") as f:
+        for line in f:
+            if any(r in line for r in SANITIZER_REPORTS):
+                return line.strip()
+    return None
+
+
 def main(argv):
     per_file = "--per-file" in argv
     extra_failed = 0
@@ -43,6 +63,11 @@ def main(argv):
         counts = {"passed": 0, "failed": 0, "skipped": 0}
         for result in cases(path):
             counts[result] += 1
+        report = sanitizer_report(path)
+        if report and not counts["failed"]:
+            print(f"{path}: the cases passed but the log has a sanitizer report ({report}); counted as one failure",
+                  file=sys.stderr)
+            counts["failed"] += 1
         for k in total:
             total[k] += counts[k]
         if per_file:
