@@ -21,18 +21,17 @@ std::string Lower(std::string s) {
   return s;
 }
 
-bool AllDigits(const std::string& s) {
-  return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool IsCount(const std::string& s) {
-  return !s.empty() && s.size() <= 18 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+// 1 to max_len decimal digits (6 for CPU and interrupt numbers, 18 for interrupt counts: both fit
+// their std::stoi / std::stoll).
+bool Digits(const std::string& s, size_t max_len = 6) {
+  return !s.empty() && s.size() <= max_len &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 // The number at the start of a /proc/interrupts line ("  42:"), or -1 (LOC:, NMI: and the like).
 int IrqNumber(const std::string& line) {
   const std::string head = Trim(line.substr(0, line.find(':')));
-  return AllDigits(head) && line.find(':') != std::string::npos ? std::stoi(head) : -1;
+  return Digits(head) && line.find(':') != std::string::npos ? std::stoi(head) : -1;
 }
 
 // A PCI address "dddd:bb:dd.f" anywhere in the line.
@@ -63,7 +62,7 @@ std::vector<int> ParseCpuList(const std::string& text, const std::string& what) 
     const size_t dash = part.find('-');
     const std::string lo = dash == std::string::npos ? part : Trim(part.substr(0, dash));
     const std::string hi = dash == std::string::npos ? part : Trim(part.substr(dash + 1));
-    if (!AllDigits(lo) || !AllDigits(hi)) throw bad("\"" + part + "\" is not a CPU number or a range a-b");
+    if (!Digits(lo) || !Digits(hi)) throw bad("\"" + part + "\" is not a CPU number or a range a-b");
     const int a = std::stoi(lo), b = std::stoi(hi);
     if (b < a) throw bad("range \"" + part + "\" ends before it starts");
     for (int c = a; c <= b; ++c) cpus.push_back(c);
@@ -101,7 +100,7 @@ std::vector<int> GpuInterruptCpus(const std::string& proc_interrupts, const std:
     std::stringstream header(line);
     std::string word;
     while (header >> word) {
-      if (word.size() > 3 && word.compare(0, 3, "CPU") == 0 && AllDigits(word.substr(3))) {
+      if (word.size() > 3 && word.compare(0, 3, "CPU") == 0 && Digits(word.substr(3))) {
         columns.push_back(std::stoi(word.substr(3)));
       }
     }
@@ -113,7 +112,7 @@ std::vector<int> GpuInterruptCpus(const std::string& proc_interrupts, const std:
     Line l{irq, Lower(line), {}, 0};
     std::stringstream fields(line.substr(line.find(':') + 1));
     std::string word;
-    while (l.counts.size() < columns.size() && fields >> word && IsCount(word)) {
+    while (l.counts.size() < columns.size() && fields >> word && Digits(word, 18)) {
       const int64_t v = std::stoll(word);
       l.counts.push_back(v);
       l.total += v;
