@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by bench/run_all.sh and bench/run_sweeps.sh: where the binaries are, the environment of
-# each kind of contender, the data set, and `measure` (one contender, one JSON file).
+# Sourced by bench/run_all.sh, run_robustness.sh and run_sweeps.sh: where the binaries are, the
+# environment of each kind of contender, the data sets, `measure` (one contender, one JSON file), the
+# time budget and the time split.
 #
 # | variable        | meaning                                  | default                                   |
 # |-----------------|------------------------------------------|-------------------------------------------|
@@ -12,6 +13,9 @@
 # | DALI_SITE       | DALI's pip --target folder (stage_dali.sh)| /root/dali_site                          |
 # | PYTHON, DALI_PYTHON | interpreters (torch's; DALI's)       | python3, $PYTHON                          |
 # | SMOKE           | 1: tiny CPU run (this machine, no GPU)   | 0                                         |
+# | BENCH_START     | epoch seconds the device call began: the | unset: each script's own start            |
+# |                 | budgets count from it (several scripts in|                                           |
+# |                 | one call: `export BENCH_START=$(date +%s)`)|                                         |
 SUITE=${SUITE:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 PYTHON=${PYTHON:-python3}
 DALI_PYTHON=${DALI_PYTHON:-$PYTHON}
@@ -58,8 +62,47 @@ conveyor_env() {
 }
 dali_env() { echo "PYTHONPATH=$DALI_SITE"; }  # only DALI's folder: the interpreter's own packages do the rest
 
+# dataset DIR NAME N: data set NAME of make_test_images (`--dataset NAME --count N`: uniform,
+# realistic, varied, varied_progressive, varied_422, varied_444, varied_gray, varied_quality,
+# varied_large; bench/README.md) in DIR/0/ (one class: readers want class folders), with the
+# generator's DIR/0/MANIFEST.tsv (a header, then one line per file: name, format, width, height,
+# subsampling, progressive, quality, bytes) and its summary paragraph kept in DIR/SUMMARY.txt. Kept
+# when DIR/0/MANIFEST.tsv lists N files, DIR/0 holds them and DIR/DATASET names this set. Prints the
+# summary, copies the manifest to $RAW/manifest_NAME.tsv (RESULTS.md's shares of each set) and the
+# generation time to $RAW/timings.txt.
+dataset() {
+  local dir=$1 name=$2 n=$3
+  local manifest=$dir/0/MANIFEST.tsv
+  mkdir -p "$RAW"
+  if [ -f "$manifest" ] && [ "$(cat "$dir/DATASET" 2>/dev/null)" = "$name $n" ] &&
+     [ "$(awk 'NR > 1 && NF' "$manifest" | wc -l)" -eq "$n" ] &&
+     [ "$(find "$dir/0" -type f ! -name MANIFEST.tsv | wc -l)" -eq "$n" ]; then
+    echo "dataset $name: $dir/0 already holds its $n files"
+  else
+    rm -rf "$dir"
+    mkdir -p "$dir/0"
+    local start=$SECONDS
+    if ! env ${LIBDIR:+LD_LIBRARY_PATH=$LIBDIR} "$MAKE_IMAGES" "$dir/0" --dataset "$name" --count "$n" > "$dir/SUMMARY.txt" 2>&1; then
+      tail -20 "$dir/SUMMARY.txt" >&2
+      echo "bench: make_test_images --dataset $name --count $n failed in $dir/0 (does $MAKE_IMAGES know --dataset?)" >&2
+      rm -rf "$dir"
+      return 1
+    fi
+    if [ ! -f "$manifest" ]; then
+      echo "bench: make_test_images --dataset $name wrote no $manifest" >&2
+      rm -rf "$dir"
+      return 1
+    fi
+    echo "$name $n" > "$dir/DATASET"
+    echo "dataset $name: $n files in $((SECONDS - start)) s"
+    echo "data/$name ($n files): $((SECONDS - start)) s" >> "$RAW/timings.txt"
+  fi
+  cat "$dir/SUMMARY.txt"
+  cp "$manifest" "$RAW/manifest_$name.tsv"
+}
+
 # images DIR N WIDTH HEIGHT: N photo-like q90 JPEGs in DIR/0/ (one class; readers want class
-# folders). Kept when DIR/0 already holds exactly N of them.
+# folders). Kept when DIR/0 already holds exactly N of them. (run_sweeps.sh's size axis.)
 images() {
   local dir=$1 n=$2 w=$3 h=$4
   if [ -d "$dir/0" ] && [ "$(find "$dir/0" -name 'photo_*.jpg' | wc -l)" -eq "$n" ]; then
@@ -103,13 +146,30 @@ gbench() {
   echo "$name: rc $? in $((SECONDS - start)) s ($(grep -c '"name"' "$RAW/gb_$name.json" 2>/dev/null || echo 0) results)"
 }
 
+# Seconds spent: since $BENCH_START when set (several scripts in one device call), else since this
+# script started.
+elapsed() {
+  if [ -n "${BENCH_START:-}" ]; then echo $(( $(date +%s) - BENCH_START )); else echo "$SECONDS"; fi
+}
+
 # Over the time budget? Then the caller skips the rest and says so in the results.
 over_budget() {
-  if [ "$SECONDS" -gt "${BUDGET_S:-420}" ]; then
-    echo "$1: skipped, ${SECONDS} s spent of a ${BUDGET_S:-420} s budget" | tee -a "$RAW/skipped.txt"
+  local t
+  t=$(elapsed)
+  if [ "$t" -gt "${BUDGET_S:-420}" ]; then
+    echo "$1: skipped, $t s spent of a ${BUDGET_S:-420} s budget${BENCH_START:+ (counted from BENCH_START)}" |
+      tee -a "$RAW/skipped.txt"
     return 0
   fi
   return 1
+}
+
+# phase NAME: the seconds since the previous phase (or the script's start) as "NAME: S s" in
+# $RAW/timings.txt; RESULTS.md shows the split beside the estimates in the scripts' headers.
+PHASE_T=$SECONDS
+phase() {
+  echo "$1: $((SECONDS - PHASE_T)) s" >> "$RAW/timings.txt"
+  PHASE_T=$SECONDS
 }
 
 # Facts about the machine for make_results.py (key: value lines).

@@ -29,7 +29,18 @@ def fmt(x, digits=0):
 
 
 def mem(row, key):
+    """A memory figure of measure.py's, None for a row that measured nothing (skipped, failed): its
+    process's reading says nothing of the library."""
+    if rate(row) is None and "us_per_iteration" not in (row or {}):
+        return None
     return (row or {}).get("measure", {}).get(key)
+
+
+def brief(row):
+    """A cell's word for a row without figures; the reason is listed under "Not measured"."""
+    if not row:
+        return "not run"
+    return "error (below)" if "error" in row else "skipped (below)" if "skipped" in row else "—"
 
 
 def verdict(ok):

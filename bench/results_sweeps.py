@@ -25,7 +25,8 @@ def sweeps(rows):
         return ["## 3. How cost grows", "", "Not run in this call (bench/run_sweeps.sh).", ""]
     md = ["## 3. How cost grows", "",
           "Conveyor: `conveyor bench`, fused pipeline, capture on (with its stage times per iteration); DALI: the fused "
-          "pipeline from Python. One knob varies, the rest as in section 1. *knee*: the first value after which one "
+          "pipeline from Python. One knob varies, the rest as in section 1; the uniform set's files (500x375 "
+          "q90), and generated ones for the size axis. *knee*: the first value after which one "
           "more step gains < 5%.", ""]
     for axis in ("batch", "threads", "size", "prefetch"):
         if axis not in found:
@@ -69,10 +70,11 @@ DEFAULTS = {"batch": "256", "threads": "8", "size": "500x375", "prefetch": "2"}
 
 
 def spread(rows, found):
-    """The default setting measured again by every axis (and section 1): how far apart the same
-    measurement lands within one run, so a reader can tell a trend from noise. Each axis (and section
-    1, in run_all.sh's order) measures Conveyor and DALI back to back, so each row is also a pair
-    whose ratio is little exposed to the machine's drift over the run."""
+    """The default setting measured again by every axis (and section 1 on the uniform set, the
+    sweeps' files): how far apart the same measurement lands within one run, so a reader can tell a
+    trend from noise. Each axis measures Conveyor and DALI back to back, so each row is also a pair
+    whose ratio is little exposed to the machine's drift over the run (section 1's pair: its C++
+    fused row and DALI's first process, a few rows apart)."""
     pairs = []  # (where, conveyor images/s, DALI images/s)
     for axis, value in DEFAULTS.items():
         at = {}
@@ -83,22 +85,24 @@ def spread(rows, found):
                 at[t.get("who")] = r[0]
         if at:
             pairs.append((axis, at.get("conveyor"), at.get("dali")))
-    section1 = {}
+    section1 = {}  # run_all.sh's C++ fused row on the uniform set (the sweeps' files) and DALI's first process
     for row in rows.values():
-        role = row.get("tags", {}).get("role")
+        tags = row.get("tags", {})
         r = rate(row)
-        if r and role in ("conveyor_cli_fused_on", "dali_fused"):
-            section1[role] = r[0]
+        if r and tags.get("set") == "uniform" and tags.get("process", "1") == "1" and \
+                tags.get("role") in ("conveyor_cli_fused_on", "dali_fused"):
+            section1[tags["role"]] = r[0]
     if section1:
         pairs.append(("section 1", section1.get("conveyor_cli_fused_on"), section1.get("dali_fused")))
     if len(pairs) < 2:
         return []
     md = ["### The same setting, measured again", "",
           "Every axis passes through the default setting (batch 256, 8 threads, 500x375, prefetch 2), and section 1 "
-          "measures it too: the spread of those repeats in this run is the noise floor of the tables above — a "
-          "difference between two points smaller than it is not a trend. Each sweep point runs Conveyor and DALI "
-          "back to back, so the ratio of a pair is little exposed to the machine's drift over the run (section 1 "
-          "ran its contenders minutes apart until run_all.sh put the compared rows side by side).", "",
+          "measures it too on the uniform set (the same files): the spread of those repeats in this run is the "
+          "noise floor of the tables above — a difference between two points smaller than it is not a trend. Each "
+          "sweep point runs Conveyor and DALI back to back, so the ratio of a pair is little exposed to the "
+          "machine's drift over the run (section 1's pair: its C++ fused row and DALI's first process, a few rows "
+          "apart).", "",
           "| measured by | Conveyor (`conveyor bench`) images/s | DALI images/s | × DALI |", "| --- | --- | --- | --- |"]
     for where, c, d in pairs:
         md.append("| %s | %s | %s | %s |" % (where, fmt(c) if c else "—", fmt(d) if d else "—", fmt(ratio(c, d), 2)))

@@ -9,7 +9,8 @@
 #
 # | axis     | values                                   | data                               |
 # |----------|------------------------------------------|------------------------------------|
-# | batch    | 32 64 128 256 512                        | run_all's 2,048 500x375 files      |
+# | batch    | 32 64 128 256 512                        | the uniform set (run_all.sh's second|
+# |          |                                          | column): 2,048 500x375 q90 files   |
 # | threads  | 1 2 4 8 12 16 (num_threads, both)        | same                               |
 # | size     | 250x190 500x375 750x563 1000x750         | 512 files of each size (generated) |
 # | prefetch | 1 2 3 4 (prefetch_depth / prefetch_queue_depth) | same as batch               |
@@ -42,8 +43,8 @@ if [ "$SMOKE" = 1 ]; then
   BATCHES="4 8"; THREAD_LIST="1 2"; SIZES="250x190 500x375"; DEPTHS="1 2"
 fi
 [ -f "$RAW/machine.txt" ] || machine_facts
-MAIN=$WORK/data/500x375
-images "$MAIN" "$N_MAIN" 500 375 || exit 1
+MAIN=$WORK/data/uniform
+dataset "$MAIN" uniform "$N_MAIN" || exit 1
 CENV=$(conveyor_env); DENV=$(dali_env)
 
 # point AXIS VALUE DATA FILES BATCH THREADS PREFETCH: Conveyor and DALI at one setting.

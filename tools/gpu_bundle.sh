@@ -42,6 +42,10 @@ done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
 python3 python/build_wheel.py --lib "$bin/core/capi/libconveyor_c.so" --out "$BUNDLE/wheel" >/dev/null  # there: pip install .bundle/wheel/conveyor-*.whl
 if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
+# Files the Python tests read, at the bundle's layout (tests/python/conftest.py `repo_file`): the
+# example pipelines as .bundle/pipelines (test_pipeline.py), bench/ as .bundle/suite below
+# (test_make_results.py runs suite/make_results.py).
+mkdir -p "$BUNDLE/pipelines" && cp pipelines/*.yaml "$BUNDLE/pipelines/"
 # test_torchrun_check.py imports ../distributed/torchrun_check.py (the torchrun job it judges).
 mkdir -p "$BUNDLE/distributed" && cp tests/distributed/*.py tests/distributed/*.sh "$BUNDLE/distributed/"
 # Peer scripts (PyTorch, torchvision) that benchmarks compare against on the GPU machine.

@@ -61,6 +61,13 @@ def jpeg_files(folder):
     return files
 
 
+def is_jpeg(path):
+    """Whether the file's bytes are a JPEG (SOI marker), whatever its name: the realistic set holds a
+    PNG named .jpg, as ImageNet does."""
+    with open(path, "rb") as f:
+        return f.read(2) == b"\xff\xd8"
+
+
 class CpuClock:
     """CPU seconds of this process and its live children (psutil), else of this process alone."""
 

@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""Conveyor through Python (conveyor.Pipeline), timed like every other contender (common.py).
+"""Conveyor through Python (conveyor.Pipeline, or conveyor.torch.Loader with --loader), timed like every other
+contender (common.py).
 
-    conveyor_e2e.py --yaml bench/pipelines/train_fused.yaml --data DIR [--capture on|off] [common options]
+    conveyor_e2e.py --yaml bench/pipelines/train_fused.yaml --data DIR [--capture on|off] [--loader] [common options]
     conveyor_e2e.py --mode overhead [--capture on|off] [--blocks 15 --block-iterations 2000]
     conveyor_e2e.py ... --cpu-smoke          # tiny CPU run here: checks the script
 
 mode train (default): iterates the pipeline (next(pipe): outputs() then run()), holding only the
   current batch, as a training loop does. A block ends with a host wait for its last batch's GPU
   work (an export to our own stream + synchronize), so queued work is never counted.
+  --loader: through conveyor.torch.Loader instead (output_map ["images", "labels"], reader_name
+  "reader", DALI's default last_batch_policy "fill", auto_reset), as a PyTorch training loop does:
+  torch tensors out (zero-copy, torch.from_dlpack), epochs restarting inside the timed blocks; a
+  block ends with a synchronize of torch's current stream, which the Loader's tensors wait on.
+  Needs torch (bench/run_all.sh's rows take this path).
 mode overhead: bench/pipelines/overhead_10op.yaml at batch 1; microseconds per next(pipe), median
   of blocks. Target (issue 13): captured <= 20 us and >= 10x faster than DALI's pipe.run().
 The pipeline files read their knobs from CONVEYOR_BENCH_* (set here from the options).
@@ -52,18 +58,43 @@ class Syncer:
         self.stream.synchronize()
 
 
+class LoaderSteps:
+    """The batches of conveyor.torch.Loader, epoch after epoch (auto_reset: the StopIteration that
+    ends an epoch is followed by the next epoch's first batch), and the host wait for the last one."""
+
+    def __init__(self, pipe, gpu):
+        import torch
+        from conveyor.torch import Loader
+        self.torch, self.gpu = torch, gpu
+        self.loader = Loader(pipe, ["images", "labels"], reader_name="reader", last_batch_policy="fill")
+
+    def next(self):
+        try:
+            return next(self.loader)[0]
+        except StopIteration:
+            return next(self.loader)[0]
+
+    def wait(self, tensor):
+        if self.gpu:
+            self.torch.cuda.current_stream().synchronize()
+
+
 def train(args, conveyor, gpu):
     yaml = args.yaml
     files = common.jpeg_files(args.data)
     pipe = conveyor.Pipeline(yaml)
-    it = iter(pipe)
-    syncer = Syncer(conveyor, gpu)
+    if args.loader:
+        loader = LoaderSteps(pipe, gpu)
+        take, syncer = loader.next, loader
+    else:
+        it = iter(pipe)
+        take, syncer = (lambda: next(it)), Syncer(conveyor, gpu)
     state = {"batch": None}
     first = None
 
     def step():
         state["batch"] = None  # let go of the slot first: prefetch_depth 1 works too
-        state["batch"] = next(it)
+        state["batch"] = take()
 
     def sync():
         syncer.wait(state["batch"][first])
@@ -122,21 +153,24 @@ def main():
     ap.add_argument("--mode", choices=["train", "overhead"], default="train")
     ap.add_argument("--yaml", default=os.path.join(PIPELINES, "train_fused.yaml"))
     ap.add_argument("--capture", choices=["on", "off"], default="on")
+    ap.add_argument("--loader", action="store_true", help="mode train: through conveyor.torch.Loader (torch tensors)")
     ap.add_argument("--blocks", type=int, default=15)
     ap.add_argument("--block-iterations", type=int, default=2000)
     args = ap.parse_args()
     device = "cpu" if args.cpu_smoke else "gpu"
     common.apply_smoke(args, batch=8, threads=2, iterations=2, repeats=2, warmup=1, blocks=2, block_iterations=50)
     set_env(args, device)
-    label = args.label or "conveyor-python %s capture=%s" % (
-        args.mode if args.mode == "overhead" else os.path.basename(args.yaml), args.capture)
+    label = args.label or "conveyor-python %s capture=%s%s" % (
+        args.mode if args.mode == "overhead" else os.path.basename(args.yaml), args.capture,
+        " via Loader" if args.loader and args.mode == "train" else "")
     try:
         import conveyor
     except ImportError as e:
         return common.skip("conveyor-python", "cannot import conveyor: %s" % e, label)
     result = overhead(args, conveyor, device == "gpu") if args.mode == "overhead" else train(args, conveyor, device == "gpu")
+    via = "conveyor.torch.Loader" if args.loader and args.mode == "train" else "conveyor.Pipeline"
     result.update(contender="conveyor-python", label=label, mode=args.mode, capture=args.capture, device=device,
-                  threads=args.threads, prefetch=args.prefetch,
+                  threads=args.threads, prefetch=args.prefetch, via=via,
                   pipeline=os.path.basename(args.yaml) if args.mode == "train" else "overhead_10op.yaml",
                   versions=dict(common.versions(), conveyor=conveyor.__version__, library=conveyor.library_path))
     common.emit(result)

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The PyTorch DataLoader most training scripts use: worker processes (15 by default: one core is
-left to the training loop) each read a file, decode it on the CPU (torchvision.io.decode_jpeg,
-libjpeg-turbo) and apply v2 RandomResizedCrop(224, antialias=True) + RandomHorizontalFlip +
-ToDtype + Normalize, giving float16 CHW; batches are collated, pinned (pin_memory=True) and copied
-to the GPU with non_blocking=True. One iterator over a shuffled endless sample stream, so no epoch
-restart stalls the timed blocks. Timed by common.py's rule (CPU busy counts the workers).
+left to the training loop) each read a file, decode it on the CPU as RGB (torchvision.io.decode_image:
+libjpeg-turbo, libpng for the realistic set's PNG named .jpg, grayscale expanded to RGB) and apply v2
+RandomResizedCrop(224, antialias=True) + RandomHorizontalFlip + ToDtype + Normalize, giving float16 CHW;
+batches are collated, pinned (pin_memory=True) and copied to the GPU with non_blocking=True. One
+iterator over a shuffled endless sample stream, so no epoch restart stalls the timed blocks. Timed
+by common.py's rule (CPU busy counts the workers).
 
     dataloader_cpu.py --data DIR [--workers 15] [common options]
     dataloader_cpu.py --data DIR --cpu-smoke       # 2 workers, no GPU, tiny
@@ -28,14 +29,14 @@ class Jpegs:
 
     def __getitem__(self, i):
         import torch
-        from torchvision.io import decode_jpeg, read_file
+        from torchvision.io import ImageReadMode, decode_image, read_file
         from torchvision.transforms import v2
         if self.transform is None:  # built in the worker
             self.transform = v2.Compose([
                 v2.RandomResizedCrop(common.CROP, antialias=True), v2.RandomHorizontalFlip(0.5),
                 v2.ToDtype(torch.float32, scale=False), v2.Normalize(common.MEAN, common.STD),
                 v2.ToDtype(torch.float16, scale=False)])
-        return self.transform(decode_jpeg(read_file(self.files[i]))), self.labels[i]
+        return self.transform(decode_image(read_file(self.files[i]), mode=ImageReadMode.RGB)), self.labels[i]
 
 
 def main():

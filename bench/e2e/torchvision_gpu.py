@@ -4,6 +4,9 @@ decode them in one batched nvJPEG call (torchvision.io.decode_jpeg(list, device=
 image the v2 RandomResizedCrop(224, antialias=True) + RandomHorizontalFlip on the GPU (v2 draws
 one window per call, so random windows mean a call per image), stack, and normalize the batch to
 float16 CHW (batched: the cheapest way torchvision offers). Timed by common.py's rule.
+Decoded as RGB (ImageReadMode.RGB: grayscale JPEGs too, as DALI's and Conveyor's output_type RGB);
+a file that is no JPEG whatever its name (the realistic set's PNG) is decoded on the CPU
+(decode_image) and copied to the GPU, as a torchvision user would have to.
 
     torchvision_gpu.py --data DIR [common options]
     torchvision_gpu.py --data DIR --cpu-smoke        # decode and transform on the CPU, tiny
@@ -25,7 +28,7 @@ def main():
     try:
         import torch
         import torchvision
-        from torchvision.io import decode_jpeg, read_file
+        from torchvision.io import ImageReadMode, decode_image, decode_jpeg, read_file
         from torchvision.transforms import v2
     except ImportError as e:
         return common.skip("torchvision-gpu", "cannot import torch/torchvision: %s" % e, label)
@@ -33,6 +36,8 @@ def main():
     if device == "cuda" and not torch.cuda.is_available():
         return common.skip("torchvision-gpu", "torch sees no CUDA device", label)
     files = common.jpeg_files(args.data)
+    jpeg = {f: common.is_jpeg(f) for f in files}
+    rgb = ImageReadMode.RGB
     if len(files) < args.batch:
         sys.exit("expected at least --batch %d JPEGs under %s, found %d" % (args.batch, args.data, len(files)))
     torch.manual_seed(1234)
@@ -50,8 +55,16 @@ def main():
         return [files[i] for i in idx]
 
     def step():
-        data = [read_file(f) for f in next_files()]
-        images = decode_jpeg(data, device=device)
+        batch = next_files()
+        data = [read_file(f) for f in batch]
+        on_gpu = [i for i, f in enumerate(batch) if jpeg[f]]
+        images = [None] * len(batch)
+        if on_gpu:
+            for i, img in zip(on_gpu, decode_jpeg([data[i] for i in on_gpu], device=device, mode=rgb)):
+                images[i] = img
+        for i, f in enumerate(batch):
+            if not jpeg[f]:
+                images[i] = decode_image(data[i], mode=rgb).to(device)
         crops = torch.stack([per_image(img) for img in images])
         state["out"] = ((crops.float() - mean) * inv_std).half()
 

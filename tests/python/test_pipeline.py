@@ -6,7 +6,6 @@ against the CPU pipeline (same seed, same draws) and feed external sources from 
 """
 import gc
 import itertools
-import os
 
 import pytest
 
@@ -17,7 +16,7 @@ except ImportError as e:  # the shared library is missing: say how to point at i
 
 np = pytest.importorskip("numpy")
 
-REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+from conftest import repo_file  # noqa: E402
 
 
 def yaml(ops, outputs, device="cpu", prefetch=2, batch=4, capture=False):
@@ -70,7 +69,7 @@ def test_same_seed_same_batches_and_outputs_are_zero_copy():
 
 def test_file_path_and_from_yaml(tmp_path, monkeypatch):
     monkeypatch.setenv("BATCH_SIZE", "3")
-    pipe = conveyor.Pipeline(os.path.join(REPO, "pipelines", "random_augment.yaml"))
+    pipe = conveyor.Pipeline(repo_file("pipelines/random_augment.yaml", "pipelines/random_augment.yaml"))
     batch = next(iter(pipe))
     assert set(batch) == {"quantized", "flips"}
     assert batch["quantized"].shape == (3, 4, 4)
