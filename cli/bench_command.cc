@@ -105,12 +105,11 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"engines_gpu_ms_per_batch\": %.6f, \"cuda_ms_per_call\": %.6f, \"engines_rate\": %.1f, "
                     "\"cuda_rate\": %.1f, \"engines\": %d, \"cores_per_engine\": %d, \"cuda_workers_host_ms\": %.6f, "
                     "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f, "
-                    "\"cuda_first_start_ms\": %.6f, \"cuda_chunks_per_call\": %.2f, \"cuda_threads_per_call\": %.2f, "
-                    "\"cuda_thread_join_ms\": %.6f, \"cuda_work_ms\": %.6f, \"cuda_epilogue_ms\": %.6f},\n",
+                    "\"engines_other_images_per_call\": %.2f, \"fallbacks_per_call\": %.2f, \"cpu_decode_ms\": %.6f},\n",
                     dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
                     dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
-                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.cuda_first_start, dec.cuda_chunks,
-                    dec.cuda_threads, dec.cuda_thread_join, dec.cuda_work, dec.cuda_epilogue);
+                    dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.engines_other_images, dec.fallbacks,
+                    dec.cpu_decode);
       out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
@@ -150,12 +149,17 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     std::snprintf(buf, sizeof(buf),
                   "| B: images per call, engines / CUDA backend / CPU path | %.1f / %.1f / %.1f (engines %.0f%%) |\n"
                   "| B: engines' batch, host / GPU ms | %.3f / %.3f |\n| B: CUDA backend's part, ms | %.3f |\n"
-                  "| balancer's rates, engines / CUDA backend, images/s | %.0f / %.0f |\n"
+                  "| balancer's rates, engines / CUDA backend, megapixels/s | %.0f / %.0f |\n"
                   "| JPEG engines x cores each (nvJPEG's report) | %d x %d |\n"
                   "| B: CUDA backend's workers, thread ms: host Huffman / pinned buffer wait / issue | %.3f / %.3f / %.3f |\n",
                   dec.engines_images, dec.cuda_images, dec.cpu_images, 100 * dec.engines_share, dec.engines_host,
                   dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
                   dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue);
+    out << buf;
+    std::snprintf(buf, sizeof(buf),
+                  "| engines' images in calls of their own (4:4:4, 4:2:2, gray) / refused, per call | %.1f / %.1f |\n"
+                  "| CPU path's decodes, thread ms per call | %.3f |\n",
+                  dec.engines_other_images, dec.fallbacks, dec.cpu_decode);
     out << buf;
   }
   out << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "

@@ -31,14 +31,9 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cuda_host = ms(a.cuda_host_seconds, b.cuda_host_seconds);
   t.cuda_pinned_wait = ms(a.cuda_pinned_wait_seconds, b.cuda_pinned_wait_seconds);
   t.cuda_issue = ms(a.cuda_issue_seconds, b.cuda_issue_seconds);
-  t.cuda_first_start = ms(a.cuda_first_start_seconds, b.cuda_first_start_seconds);
-  t.cuda_chunks = count(a.cuda_chunks, b.cuda_chunks);
-  t.cuda_threads = count(a.cuda_threads, b.cuda_threads);
-  t.cuda_work = ms(a.cuda_work_seconds, b.cuda_work_seconds);
-  t.cuda_epilogue = ms(a.cuda_epilogue_seconds, b.cuda_epilogue_seconds);
-  const double threads = static_cast<double>(b.cuda_threads - a.cuda_threads);
-  t.cuda_thread_join =
-      threads > 0 ? 1e3 * (b.cuda_threads_first_start_seconds - a.cuda_threads_first_start_seconds) / threads : 0;
+  t.engines_other_images = count(a.images_engines_other, b.images_engines_other);
+  t.fallbacks = count(a.fallbacks, b.fallbacks);
+  t.cpu_decode = ms(a.cpu_seconds, b.cpu_seconds);
   t.engines_rate = b.hw_rate;
   t.cuda_rate = b.cuda_rate;
   t.engines = b.hw_engines;

@@ -21,14 +21,10 @@ struct DecoderTimes {
   // ms per call of the CUDA backend's workers' thread time (summed over workers): parse + host
   // Huffman, waiting for a pinned buffer's previous transfer, issuing transfer + device phase.
   double cuda_host = 0, cuda_pinned_wait = 0, cuda_issue = 0;
-  // ms per call from phase B's start to the first CUDA chunk's start; chunks per call.
-  double cuda_first_start = 0, cuda_chunks = 0;
-  // Distinct threads per call that took CUDA images, and their mean first start (ms).
-  double cuda_threads = 0, cuda_thread_join = 0;
-  // ms per call: until the last CUDA image's host work was done, and the
-  // chunks' bookkeeping after their images (thread time).
-  double cuda_work = 0, cuda_epilogue = 0;
-  // The balancer's smoothed rates at the span's end, images/s.
+  // Per call: the engines' images in calls of their own (4:4:4, 4:2:2, gray), images a path refused,
+  // and the CPU path's decode thread time (ms).
+  double engines_other_images = 0, fallbacks = 0, cpu_decode = 0;
+  // The balancer's smoothed rates at the span's end, megapixels/s.
   double engines_rate = 0, cuda_rate = 0;
   // What nvJPEG reports of the JPEG engines (nvjpegGetHardwareDecoderInfo; 0 when not).
   int engines = 0, cores_per_engine = 0;

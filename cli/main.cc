@@ -23,6 +23,7 @@
 #include "core/op/plugin.h"
 #include "core/op/registry.h"
 #include "core/util/strings.h"
+#include "operators/decoders/decoder_env.h"
 
 namespace conveyor::cli {
 namespace {
@@ -71,6 +72,9 @@ void AddDevice(CLI::App* cmd, std::string* device) {
 }
 
 int Main(int argc, char** argv) {
+  // The decoder's measuring switches (CONVEYOR_JPEG_*, decoder_env.h) reach every decoder the
+  // pipelines make; a bad value fails that pipeline with the variable named.
+  ops::SetDecoderOptionsHook(ops::ApplyDecoderEnv);
   CLI::App app("Conveyor: GPU data pipelines declared in YAML.", "conveyor");
   app.require_subcommand(1);
   app.failure_message(CLI::FailureMessage::help);

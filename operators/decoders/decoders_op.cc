@@ -37,6 +37,20 @@ OpSchema WithDecoderArgs(OpSchema schema) {
                    "GPU only: share of the JPEGs the hardware engines accept that goes to them (DALI's name); "
                    "-1 balances engines and CUDA backend from measured throughput.")
       .Range(-1, 1)
+      .Arg<int64_t>("hybrid_huffman_threshold", 1000 * 1000,
+                    "GPU only: JPEGs the CUDA backend decodes with more pixels than this get their Huffman decoding "
+                    "on the GPU, smaller ones on the CPU (DALI's name).")
+      .Min(0)
+      .Arg<int64_t>("preallocate_width_hint", 0,
+                    "GPU only: the hardware engines' buffers are sized for images at least this wide from the start "
+                    "(DALI's name); 0 sizes them from the first batches and grows them to the largest image seen.")
+      .Min(0)
+      .Arg<int64_t>("preallocate_height_hint", 0, "GPU only: as preallocate_width_hint, for the height.")
+      .Min(0)
+      .Arg<std::string>("progressive_decoder", "cuda",
+                        "GPU only: where progressive JPEGs (which the hardware engines cannot take) are decoded: `cuda` "
+                        "(nvJPEG's CUDA backend) or `cpu` (libjpeg-turbo on the pipeline's threads, then uploaded).")
+      .Choices({"cpu", "cuda"})
       .Arg<std::string>("on_error", "error",
                         "A corrupt, truncated or unreadable file: `error` stops the pipeline with the file's name; "
                         "`skip` drops it and the reader (the input must come straight from readers.file) reads the "
@@ -115,13 +129,19 @@ class ImageDecoderOp : public Operator {
                       : color_ == OutputColor::kBgr ? DecodeColor::kBgr
                                                     : DecodeColor::kGray;
       options.hw_load = spec().Arg<double>("hw_decoder_load");
+      options.hybrid_huffman_threshold = spec().Arg<int64_t>("hybrid_huffman_threshold");
+      options.preallocate_width_hint = spec().Arg<int64_t>("preallocate_width_hint");
+      options.preallocate_height_hint = spec().Arg<int64_t>("preallocate_height_hint");
+      options.progressive = ParseProgressiveRoute(spec().Arg<std::string>("progressive_decoder"),
+                                                  spec().Describe() + ": argument \"progressive_decoder\"");
       gpu_ = std::make_unique<GpuDecoder>(options);
     }
     const int n = in.num_samples();
     samples_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       const ImageInfo& info = plan_.infos[i];
-      // nvJPEG has no arithmetic decoding: those JPEGs take the CPU path like PNGs.
+      // nvJPEG has no arithmetic decoding: those JPEGs take the CPU path like PNGs; the decoder's
+      // router sends each image to its path from these facts (decode_route.h).
       samples_[i] = GpuDecodeSample{static_cast<const uint8_t*>(in.raw_sample(i)),
                                     static_cast<size_t>(in.shape(i).num_elements()),
                                     info.format == ImageFormat::kJpeg && !info.arithmetic,
@@ -129,7 +149,8 @@ class ImageDecoderOp : public Operator {
                                     info.width,
                                     plan_.windows[i],
                                     static_cast<uint8_t*>(out.raw_sample(i)),
-                                    ChromaBytesX2(info.subsampling)};
+                                    info.subsampling,
+                                    info.progressive};
     }
     gpu_->Decode(
         samples_, ws, [&](int i, uint8_t* dst) { DecodeSampleCpu(in, i, plan_, dst); },

@@ -27,6 +27,7 @@
 #include "core/op/thread_affinity.h"
 #include "core/op/workspace.h"
 #include "operators/common/crop_window.h"
+#include "operators/decoders/decoder_env.h"
 #include "operators/decoders/gpu_decoder.h"
 #include "operators/decoders/image_info.h"
 #include "operators/decoders/nvjpeg/nvjpeg_loader.h"
@@ -53,7 +54,8 @@ struct File {
   std::string name;
   std::vector<uint8_t> bytes;
   int64_t height = 0, width = 0;
-  int chroma_bytes_x2 = 0;  // GpuDecodeSample's
+  ChromaSubsampling subsampling = ChromaSubsampling::kNone;  // GpuDecodeSample's
+  bool progressive = false;
 };
 
 const std::vector<File>& Files() {
@@ -73,7 +75,9 @@ const std::vector<File>& Files() {
       if (tjDecompressHeader3(tj, f.bytes.data(), f.bytes.size(), &w, &h, &samp, &cs) != 0) continue;
       f.height = h;
       f.width = w;
-      f.chroma_bytes_x2 = ChromaBytesX2(ParseImageInfo(f.bytes.data(), f.bytes.size()).subsampling);
+      const ImageInfo info = ParseImageInfo(f.bytes.data(), f.bytes.size());
+      f.subsampling = info.subsampling;
+      f.progressive = info.progressive;
       out.push_back(std::move(f));
     }
     tjDestroy(tj);
@@ -164,8 +168,8 @@ struct Runner {
         Philox rng = ws.Rng(i);
         win = DrawRandomCropWindow(rng, f.height, f.width, crop);
       }
-      samples[i] = GpuDecodeSample{data, f.bytes.size(), true, f.height, f.width, win,
-                                   static_cast<uint8_t*>(outs[slot][i].device_ptr()), f.chroma_bytes_x2};
+      samples[i] = GpuDecodeSample{data,     f.bytes.size(), true, f.height, f.width, win,
+                                   static_cast<uint8_t*>(outs[slot][i].device_ptr()), f.subsampling, f.progressive};
     }
     auto cpu = [&](int i, uint8_t* dst) {
       tjhandle tj = tjInitDecompress();
@@ -185,80 +189,43 @@ struct Runner {
   }
 };
 
+// Every summed counter per Decode call (decoder_counters.h's table; seconds as ms), then the
+// latest state: the share, the balancer's rates, the engines, nvJPEG's memory through our allocators.
 void Report(benchmark::State& state, const GpuDecoderCounters& c, const std::string& prefix) {
-  state.counters[prefix + "engines"] = static_cast<double>(c.images_hardware);
-  state.counters[prefix + "cuda"] = static_cast<double>(c.images_cuda);
-  state.counters[prefix + "cpu"] = static_cast<double>(c.images_cpu);
+  const double calls = static_cast<double>(std::max<int64_t>(c.calls, 1));
+  for (const DecoderCounterField& f : DecoderCounterFields()) {
+    std::string name = f.name;
+    if (f.seconds != nullptr) name = name.substr(0, name.size() - std::string("seconds").size()) + "ms";
+    state.counters[prefix + name] = (f.seconds != nullptr ? 1e3 : 1.0) * f.Value(c) / calls;
+  }
   state.counters[prefix + "hw_share"] = c.hw_share;
+  state.counters[prefix + "hw_rate_MPs"] = c.hw_rate;
+  state.counters[prefix + "cuda_rate_MPs"] = c.cuda_rate;
   state.counters[prefix + "hw_engines"] = c.hw_engines;
-  state.counters[prefix + "hw_cores"] = c.hw_cores_per_engine;
-  if (c.hw_batches > 0) {
-    // Per engines' batch: host time in the nvJPEG call, GPU time between its events.
-    state.counters[prefix + "hw_host_ms"] = 1e3 * c.hw_host_seconds / static_cast<double>(c.hw_batches);
-    state.counters[prefix + "hw_gpu_ms"] = 1e3 * c.hw_gpu_seconds / static_cast<double>(c.hw_batches);
-  }
-  if (c.calls > 0) {  // per Decode call
-    const double calls = static_cast<double>(c.calls);
-    state.counters[prefix + "A_ms"] = 1e3 * c.classify_seconds / calls;
-    state.counters[prefix + "B_ms"] = 1e3 * c.phase_b_seconds / calls;
-    state.counters[prefix + "C_ms"] = 1e3 * c.phase_c_seconds / calls;
-    state.counters[prefix + "hw_start_ms"] = 1e3 * c.hw_start_seconds / calls;
-    state.counters[prefix + "cuda_ms"] = 1e3 * c.cuda_seconds / calls;
-    // The CUDA backend's workers, thread ms per call summed over workers.
-    state.counters[prefix + "cuda_host_ms"] = 1e3 * c.cuda_host_seconds / calls;
-    state.counters[prefix + "cuda_pinned_wait_ms"] = 1e3 * c.cuda_pinned_wait_seconds / calls;
-    state.counters[prefix + "cuda_issue_ms"] = 1e3 * c.cuda_issue_seconds / calls;
-    state.counters[prefix + "cuda_first_start_ms"] = 1e3 * c.cuda_first_start_seconds / calls;
-    state.counters[prefix + "cuda_chunks"] = static_cast<double>(c.cuda_chunks) / calls;
-    state.counters[prefix + "cuda_threads"] = static_cast<double>(c.cuda_threads) / calls;
-    state.counters[prefix + "cuda_work_ms"] = 1e3 * c.cuda_work_seconds / calls;
-    state.counters[prefix + "cuda_prologue_ms"] = 1e3 * c.cuda_prologue_seconds / calls;
-    state.counters[prefix + "cuda_epilogue_ms"] = 1e3 * c.cuda_epilogue_seconds / calls;
-    if (c.cuda_threads > 0) {  // mean first start of the threads that took CUDA images
-      state.counters[prefix + "cuda_thread_join_ms"] =
-          1e3 * c.cuda_threads_first_start_seconds / static_cast<double>(c.cuda_threads);
-    }
-    state.counters[prefix + "wait_ms"] = 1e3 * c.slot_wait_seconds / calls;
-    // The engines' host wait for earlier stream work (CONVEYOR_JPEG_ENGINES_WAIT=0 turns it off).
-    state.counters[prefix + "hw_ready_wait_ms"] = 1e3 * c.hw_ready_wait_seconds / calls;
-    state.counters[prefix + "call_ms"] = 1e3 * c.call_seconds / calls;
-    // Was the slot's previous work still running at the call's start (a GPU backlog), how long the
-    // query took, and did the engines' batch outlast its host call.
-    state.counters[prefix + "slot_pending"] = static_cast<double>(c.slot_pending_calls) / calls;
-    state.counters[prefix + "query_ms"] = 1e3 * c.slot_query_seconds / calls;
-    if (c.hw_batches > 0) {
-      state.counters[prefix + "hw_end_pending"] = static_cast<double>(c.hw_end_pending) / calls;
-    }
-  }
-  state.counters[prefix + "hw_rate"] = c.hw_rate;
-  state.counters[prefix + "cuda_rate"] = c.cuda_rate;
-  // nvJPEG's GPU memory per handle through our allocators, and the slack we add to it
-  // (nvjpeg_allocators.h; the engines' handle asked for none on the H100).
+  state.counters[prefix + "hw_parts"] = c.hw_parts;
   constexpr double kMiB = 1 << 20;
-  state.counters[prefix + "engines_allocs"] = static_cast<double>(c.engines_memory.device_allocations);
   state.counters[prefix + "engines_dev_MiB"] = static_cast<double>(c.engines_memory.device_bytes) / kMiB;
-  state.counters[prefix + "engines_slack_MiB"] = static_cast<double>(c.engines_memory.device_slack_bytes) / kMiB;
-  state.counters[prefix + "cuda_allocs"] = static_cast<double>(c.cuda_memory.device_allocations);
   state.counters[prefix + "cuda_dev_MiB"] = static_cast<double>(c.cuda_memory.device_bytes) / kMiB;
-  state.counters[prefix + "cuda_slack_MiB"] = static_cast<double>(c.cuda_memory.device_slack_bytes) / kMiB;
+  state.counters[prefix + "cuda_pinned_MiB"] = static_cast<double>(c.cuda_memory.pinned_bytes) / kMiB;
 }
 
 // One decoder made with `options` stepping through the files; `needs` names the path this machine
-// must have (the case skips otherwise). With `env_name`, the decoder is made while that environment
-// variable is `env_value` (the decoder reads its switches when made).
+// must have (the case skips otherwise). With `env_name`, that measuring switch is `env_value` for
+// this decoder (decoder_env.h).
 void RunDecoder(benchmark::State& state, const GpuDecoderOptions& options, bool roi, DecodePaths needs,
                 bool pinned_input = true, const char* env_name = nullptr, const char* env_value = nullptr) {
   if (!cuda::HasCudaDevice()) return state.SkipWithError("needs a CUDA GPU");
   if (Files().size() < kBatch) return state.SkipWithError("set CONVEYOR_DECODE_BENCH_DIR to a folder of >= 256 JPEGs");
-  if (env_name != nullptr) setenv(env_name, env_value, 1);
-  std::optional<Runner> made;
-  try {
-    made.emplace(options, roi, PoolThreads(), 0);
-  } catch (...) {
-    if (env_name != nullptr) unsetenv(env_name);
-    throw;
+  GpuDecoderOptions with_env = options;
+  if (env_name != nullptr) {
+    const char* before = std::getenv(env_name);
+    const std::string kept = before != nullptr ? before : "";
+    setenv(env_name, env_value, 1);
+    ApplyDecoderEnv(with_env);
+    before != nullptr ? setenv(env_name, kept.c_str(), 1) : unsetenv(env_name);
   }
-  if (env_name != nullptr) unsetenv(env_name);
+  std::optional<Runner> made;
+  made.emplace(with_env, roi, PoolThreads(), 0);
   Runner& r = *made;
   r.pinned_input = pinned_input;
   const std::string why = r.Unusable(needs);
@@ -280,8 +247,7 @@ void DecodePageableInput(benchmark::State& state, DecodePaths paths, bool roi) {
   RunDecoder(state, GpuDecoderOptions{.paths = paths}, roi, paths, false);
 }
 
-// A decoder made while the environment variable `name` is `value` (the decoder reads its switches
-// when made): NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle (CONVEYOR_JPEG_HW_PIPELINE=0:
+// A decoder with the measuring switch `name` set to `value`: NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle (CONVEYOR_JPEG_HW_PIPELINE=0:
 // does nvJPEG's buffering of additional images make the call hold its thread?), or more pinned
 // buffers per CUDA-backend worker (CONVEYOR_JPEG_CUDA_PINNED: do the workers wait for transfers?).
 void DecodeWithEnv(benchmark::State& state, DecodePaths paths, bool roi, const char* name, const char* value) {
@@ -470,8 +436,10 @@ BENCHMARK(ParallelEngineDecoders)->Arg(1)->Arg(2)->Arg(3)->UseRealTime()->MinTim
 // to the process's thread CPUs (thread_affinity.h). Left where the OS put it, it sat on the CPU
 // taking the GPU's interrupts once the pool's workers had left it, and the engines' call took
 // 13.5 ms per 230 images instead of ~6 (H100, 2026-11-26).
+// CONVEYOR_JPEG_* switches in the environment (decoder_env.h) apply to every decoder made here.
 int main(int argc, char** argv) {
   conveyor::ApplyThreadCpus(conveyor::ProcessThreadCpus());
+  conveyor::ops::SetDecoderOptionsHook(conveyor::ops::ApplyDecoderEnv);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

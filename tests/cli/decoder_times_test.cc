@@ -20,9 +20,7 @@ ops::GpuDecoderCounters Random(std::mt19937_64& rng) {
   c.classify_seconds = s(rng), c.phase_b_seconds = s(rng), c.phase_c_seconds = s(rng);
   c.slot_wait_seconds = s(rng), c.call_seconds = s(rng);
   c.cuda_host_seconds = s(rng), c.cuda_pinned_wait_seconds = s(rng), c.cuda_issue_seconds = s(rng);
-  c.cuda_first_start_seconds = s(rng), c.cuda_chunks = n(rng);
-  c.cuda_threads = n(rng), c.cuda_threads_first_start_seconds = s(rng);
-  c.cuda_work_seconds = s(rng), c.cuda_epilogue_seconds = s(rng);
+  c.images_engines_other = n(rng), c.fallbacks = n(rng), c.cpu_seconds = s(rng);
   c.hw_rate = s(rng) * 1000, c.cuda_rate = s(rng) * 1000;
   return c;
 }
@@ -43,14 +41,9 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     b.hw_host_seconds += host, b.hw_gpu_seconds += gpu, b.cuda_seconds += cuda_s;
     const double w_host = s(rng), w_wait = s(rng), w_issue = s(rng);
     b.cuda_host_seconds += w_host, b.cuda_pinned_wait_seconds += w_wait, b.cuda_issue_seconds += w_issue;
-    const double first = s(rng);
-    const int64_t chunks = static_cast<int64_t>(rng() % 5000);
-    b.cuda_first_start_seconds += first, b.cuda_chunks += chunks;
-    const int64_t threads = 1 + static_cast<int64_t>(rng() % 3000);
-    const double joins = s(rng);
-    b.cuda_threads += threads, b.cuda_threads_first_start_seconds += joins;
-    const double work = s(rng), epilogue = s(rng);
-    b.cuda_work_seconds += work, b.cuda_epilogue_seconds += epilogue;
+    const int64_t other = static_cast<int64_t>(rng() % 5000), refused = static_cast<int64_t>(rng() % 500);
+    const double cpu_s = s(rng);
+    b.images_engines_other += other, b.fallbacks += refused, b.cpu_seconds += cpu_s;
     b.classify_seconds += classify, b.phase_b_seconds += phase_b, b.phase_c_seconds += phase_c;
     b.slot_wait_seconds += wait, b.call_seconds += call;
     b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
@@ -76,13 +69,10 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     EXPECT_NEAR(t.cuda, 1e3 * cuda_s / n, 1e-9 * (1 + t.cuda));
     EXPECT_NEAR(t.cuda_host, 1e3 * w_host / n, 1e-9 * (1 + t.cuda_host));
     EXPECT_NEAR(t.cuda_pinned_wait, 1e3 * w_wait / n, 1e-9 * (1 + t.cuda_pinned_wait));
+    EXPECT_NEAR(t.engines_other_images, static_cast<double>(other) / n, 1e-9);
+    EXPECT_NEAR(t.fallbacks, static_cast<double>(refused) / n, 1e-9);
+    EXPECT_NEAR(t.cpu_decode, 1e3 * cpu_s / n, 1e-9 * (1 + t.cpu_decode));
     EXPECT_NEAR(t.cuda_issue, 1e3 * w_issue / n, 1e-9 * (1 + t.cuda_issue));
-    EXPECT_NEAR(t.cuda_first_start, 1e3 * first / n, 1e-9 * (1 + t.cuda_first_start));
-    EXPECT_NEAR(t.cuda_chunks, static_cast<double>(chunks) / n, 1e-9);
-    EXPECT_NEAR(t.cuda_threads, static_cast<double>(threads) / n, 1e-9);
-    EXPECT_NEAR(t.cuda_work, 1e3 * work / n, 1e-9 * (1 + t.cuda_work));
-    EXPECT_NEAR(t.cuda_epilogue, 1e3 * epilogue / n, 1e-9 * (1 + t.cuda_epilogue));
-    EXPECT_NEAR(t.cuda_thread_join, 1e3 * joins / static_cast<double>(threads), 1e-9 * (1 + t.cuda_thread_join));
     EXPECT_DOUBLE_EQ(t.engines_rate, b.hw_rate);  // the balancer's rates at the span's end
     EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
     EXPECT_EQ(t.engines, b.hw_engines);  // what nvJPEG reported of the engines

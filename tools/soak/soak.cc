@@ -33,6 +33,7 @@
 #include "core/memory/buffer.h"
 #include "core/memory/stats.h"
 #include "core/pipeline/pipeline.h"
+#include "operators/decoders/decoder_env.h"
 #include "operators/decoders/gpu_decoder.h"
 #include "tools/soak/consumer.h"
 
@@ -301,6 +302,7 @@ int Soak(const Options& opt) {
 }  // namespace conveyor::tools
 
 int main(int argc, char** argv) {
+  conveyor::ops::SetDecoderOptionsHook(conveyor::ops::ApplyDecoderEnv);  // CONVEYOR_JPEG_* (decoder_env.h)
   using conveyor::tools::Options;
   Options opt;
   for (int i = 1; i < argc; ++i) {

@@ -95,9 +95,14 @@ struct DecodeRun {
     for (int i = 0; i < n; ++i) {
       const size_t bytes = static_cast<size_t>(windows[i].h * windows[i].w * c);
       outs.push_back(Buffer::Allocate(MemoryKind::kDevice, std::max<size_t>(bytes, 1), stream.view()));
+      ImageInfo info;  // the router's facts; a broken header leaves them unknown (the decoder reports it)
+      try {
+        info = ParseImageInfo(files[i].bytes.data(), files[i].bytes.size());
+      } catch (const Error&) {
+      }
       samples[i] = GpuDecodeSample{files[i].bytes.data(), files[i].bytes.size(), is_jpeg.empty() || is_jpeg[i],
                                    files[i].height, files[i].width, windows[i],
-                                   static_cast<uint8_t*>(outs[i].device_ptr())};
+                                   static_cast<uint8_t*>(outs[i].device_ptr()), info.subsampling, info.progressive};
     }
     if (spin_ms > 0) ::conveyor::testing::SpinGpu(spin_ms, stream.view());
     for (int i = 0; i < n; ++i) {

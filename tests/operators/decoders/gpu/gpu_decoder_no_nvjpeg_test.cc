@@ -12,6 +12,7 @@
 #include "core/cuda/stream.h"
 #include "core/memory/buffer.h"
 #include "core/op/tbb_thread_pool.h"
+#include "operators/decoders/decoder_env.h"
 #include "operators/decoders/gpu_decoder.h"
 #include "tests/operators/decoders/gpu/decode_test_util.h"
 #include "tests/util/gpu_test.h"
@@ -37,20 +38,23 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
 }
 
-// A CONVEYOR_JPEG_ENGINES, _ENGINES_WAIT or _HW_PIPELINE value other than 0 or 1 is refused with
-// what was expected and what came, before anything is loaded (so also without nvJPEG or a GPU).
-TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
+// The tools' measuring switches (decoder_env.h): a CONVEYOR_JPEG_ENGINES, _ENGINES_WAIT or
+// _HW_PIPELINE value other than 0 or 1 is refused with what was expected and what came.
+TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
   const std::pair<const char*, const char*> settings[] = {
       {"CONVEYOR_JPEG_ENGINES", "expected 0 (hardware JPEG engines off) or 1 (on)"},
       {"CONVEYOR_JPEG_ENGINES_WAIT", "expected 0 (engines do not wait for earlier stream work) or 1 (they wait)"},
       {"CONVEYOR_JPEG_HW_PIPELINE",
-       "expected 0 (NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle) or 1 (nvJPEG's default)"},
+       "expected 0 (NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles) or 1 (nvJPEG's default)"},
+      {"CONVEYOR_JPEG_PREALLOC_GROW",
+       "expected 0 (preallocate the engines' pool once) or 1 (again for each larger batch or image)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
       ASSERT_EQ(setenv(name, bad, 1), 0);
       try {
-        GpuDecoder decoder(GpuDecoderOptions{});
+        GpuDecoderOptions options;
+        ApplyDecoderEnv(options);
         ADD_FAILURE() << "accepted " << name << "=\"" << bad << "\"";
       } catch (const Error& e) {
         EXPECT_THAT(e.what(), HasSubstr(std::string(name) + ": " + expected + ", got \"" + bad + "\""));
@@ -60,32 +64,68 @@ TEST(GpuDecoderEnginesSetting, AnythingButZeroOrOneIsRefused) {
   }
 }
 
-// The decoder's numeric switches take a whole number in their range; anything else is refused
-// naming the switch, the range and what arrived.
-TEST(GpuDecoderEnginesSetting, NumericSwitchesOutOfRangeAreRefused) {
+// The numeric and named switches take a value in their range or list; anything else is refused
+// naming the switch, what it takes and what arrived.
+TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
   struct Switch {
     const char* name;
-    const char* range;
+    const char* expected;
     std::vector<const char*> bad;
   };
   const std::vector<Switch> switches = {
-      {"CONVEYOR_JPEG_CUDA_PINNED", "from 2 to 16", {"1", "17", "", "two", "4x", "-3"}},
-      {"CONVEYOR_JPEG_TRACE", "from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
-      {"CONVEYOR_JPEG_ENGINE_THREADS", "from 1 to 4", {"0", "5", "", "two", "2x"}},
+      {"CONVEYOR_JPEG_CUDA_PINNED", "expected a whole number from 2 to 16", {"1", "17", "", "two", "4x", "-3"}},
+      {"CONVEYOR_JPEG_TRACE", "expected a whole number from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
+      {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
+      {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
+      {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call or cuda", {"", "engines", "cpu"}},
+      {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
   };
   for (const Switch& sw : switches) {
     for (const char* bad : sw.bad) {
       ASSERT_EQ(setenv(sw.name, bad, 1), 0);
       try {
-        GpuDecoder decoder(GpuDecoderOptions{});
+        GpuDecoderOptions options;
+        ApplyDecoderEnv(options);
         ADD_FAILURE() << "accepted " << sw.name << "=\"" << bad << "\"";
       } catch (const Error& e) {
-        EXPECT_THAT(e.what(), HasSubstr(std::string(sw.name) + ": expected a whole number " + sw.range + ", got \"" +
-                                        bad + "\""));
+        EXPECT_THAT(e.what(), HasSubstr(std::string(sw.name) + ": " + sw.expected + ", got \"" + bad + "\""));
       }
     }
     unsetenv(sw.name);
   }
+}
+
+// Good values land in the options; unset switches leave them alone.
+TEST(DecoderEnv, ValuesReachTheOptions) {
+  GpuDecoderOptions options;
+  options.engine_threads = 3;
+  setenv("CONVEYOR_JPEG_ENGINES", "0", 1);
+  setenv("CONVEYOR_JPEG_PROGRESSIVE", "cuda", 1);
+  setenv("CONVEYOR_JPEG_OTHER_CHROMA", "cuda", 1);
+  setenv("CONVEYOR_JPEG_HW_LOAD", "0.75", 1);
+  setenv("CONVEYOR_JPEG_CUDA_PINNED", "4", 1);
+  ApplyDecoderEnv(options);
+  for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
+                           "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED"}) {
+    unsetenv(name);
+  }
+  EXPECT_FALSE(options.engines);
+  EXPECT_EQ(options.progressive, ProgressiveRoute::kCuda);
+  EXPECT_EQ(options.other_chroma, OtherChromaRoute::kCuda);
+  EXPECT_DOUBLE_EQ(options.hw_load, 0.75);
+  EXPECT_EQ(options.cuda_pinned_buffers, 4);
+  EXPECT_EQ(options.engine_threads, 3);
+  EXPECT_TRUE(options.engines_wait);
+}
+
+// A tool's hook sees every decoder's options before the decoder uses them.
+TEST(GpuDecoderWithoutNvjpeg, TheToolsHookAdjustsEveryDecoder) {
+  SetDecoderOptionsHook([](GpuDecoderOptions& o) { o.engine_threads = 4; });
+  GpuDecoder decoder(GpuDecoderOptions{});
+  SetDecoderOptionsHook(nullptr);
+  EXPECT_EQ(decoder.options().engine_threads, 4);
+  GpuDecoder plain(GpuDecoderOptions{});
+  EXPECT_EQ(plain.options().engine_threads, 2);
 }
 
 TEST(GpuDecoderWithoutNvjpeg, DecodesOnTheCpuAndUploads) {

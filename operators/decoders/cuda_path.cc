@@ -1,0 +1,153 @@
+#include "operators/decoders/cuda_path.h"
+
+#include "core/cuda/check.h"
+
+namespace conveyor::ops {
+
+// One decoder kind of a worker: its state, device buffer and pinned buffers taking turns.
+struct HybridLane {
+  nvjpegJpegState_t state = nullptr;
+  nvjpegBufferDevice_t device_buffer = nullptr;
+  std::vector<nvjpegBufferPinned_t> pinned;
+  std::vector<cuda::Event> pinned_done;
+  int next = 0;
+};
+
+struct CudaPath::Worker {
+  cuda::Stream stream;
+  cuda::Event done;
+  nvjpegJpegStream_t jpeg_stream = nullptr;
+  nvjpegDecodeParams_t params = nullptr;
+  HybridLane lanes[2];  // 0: NVJPEG_BACKEND_HYBRID (host Huffman), 1: GPU_HYBRID
+};
+
+CudaPath::CudaPath() = default;
+CudaPath::~CudaPath() { Destroy(); }
+
+void CudaPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions& options, unsigned flags) {
+  lib_ = &lib;
+  options_ = options;
+  const NvjpegApi& a = lib.api();
+  alloc_ = std::make_unique<NvjpegAllocators>(true);
+  if (flags == 0 ||
+      a.nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, alloc_->device(), alloc_->pinned(), flags, &handle_) !=
+          NVJPEG_STATUS_SUCCESS) {
+    handle_ = nullptr;
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, alloc_->device(), alloc_->pinned(), 0, &handle_),
+                          lib.path());
+  }
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_HYBRID, &decoders_[0]), lib.path());
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderCreate(handle_, NVJPEG_BACKEND_GPU_HYBRID, &decoders_[1]), lib.path());
+}
+
+void CudaPath::Destroy() noexcept {
+  if (lib_ == nullptr) return;
+  const NvjpegApi& a = lib_->api();
+  for (auto& w : workers_) {
+    if (w->stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(w->stream.get()));
+    for (HybridLane& lane : w->lanes) {
+      if (lane.state != nullptr) a.nvjpegJpegStateDestroy(lane.state);
+      if (lane.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(lane.device_buffer);
+      for (auto p : lane.pinned) {
+        if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
+      }
+    }
+    if (w->params != nullptr) a.nvjpegDecodeParamsDestroy(w->params);
+    if (w->jpeg_stream != nullptr) a.nvjpegJpegStreamDestroy(w->jpeg_stream);
+  }
+  workers_.clear();
+  free_.clear();
+  for (auto& d : decoders_) {
+    if (d != nullptr) a.nvjpegDecoderDestroy(d);
+    d = nullptr;
+  }
+  if (handle_ != nullptr) a.nvjpegDestroy(handle_);
+  handle_ = nullptr;
+  lib_ = nullptr;
+}
+
+CudaPath::Worker* CudaPath::Take(cudaEvent_t start) {
+  Worker* w = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      w = free_.back();
+      free_.pop_back();
+    }
+  }
+  if (w == nullptr) {  // a new worker: only while the number of concurrent chunks grows (warm-up)
+    auto made = std::make_unique<Worker>();
+    made->stream = cuda::Stream::Create();
+    made->done = cuda::Event::Create();
+    const NvjpegApi& a = lib_->api();
+    const char* what = "CUDA backend worker";
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(handle_, &made->jpeg_stream), what);
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(handle_, &made->params), what);
+    const int buffers = options_.cuda_pinned_buffers;
+    for (int k = 0; k < 2; ++k) {
+      HybridLane& lane = made->lanes[k];
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle_, decoders_[k], &lane.state), what);
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle_, alloc_->device(), &lane.device_buffer), what);
+      lane.pinned.assign(static_cast<size_t>(buffers), nullptr);
+      lane.pinned_done.resize(static_cast<size_t>(buffers));
+      for (int b = 0; b < buffers; ++b) {
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle_, alloc_->pinned(), &lane.pinned[b]), what);
+        lane.pinned_done[b] = cuda::Event::Create();
+      }
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(lane.state, lane.device_buffer), what);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    workers_.push_back(std::move(made));
+    w = workers_.back().get();
+  }
+  CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), start, 0));
+  return w;
+}
+
+void CudaPath::Done(Worker* w) {
+  w->done.Record(w->stream.view());
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.push_back(w);
+}
+
+cudaEvent_t CudaPath::EndEvent(const Worker* w) { return w->done.get(); }
+
+void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times,
+                      TracedImage* traced) {
+  const NvjpegApi& a = lib_->api();
+  const int kind = Pixels(s) > options_.hybrid_huffman_threshold ? 1 : 0;
+  HybridLane& lane = w.lanes[kind];
+  const auto t0 = Clock::now();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle_, s.data, s.size, 0, 0, w.jpeg_stream), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options_.color)), where);
+  SetRoi(a, w.params, s, where);
+  // The pinned buffer about to be refilled may still feed the transfer of an earlier image.
+  const int b = lane.next;
+  lane.next = (lane.next + 1) % static_cast<int>(lane.pinned.size());
+  const auto t1 = Clock::now();
+  lane.pinned_done[b].Synchronize();
+  const auto t2 = Clock::now();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachPinnedBuffer(lane.state, lane.pinned[b]), where);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegHost(handle_, decoders_[kind], lane.state, w.params, w.jpeg_stream), where);
+  const auto t3 = Clock::now();
+  CONVEYOR_NVJPEG_CHECK(
+      a.nvjpegDecodeJpegTransferToDevice(handle_, decoders_[kind], lane.state, w.jpeg_stream, w.stream.get()), where);
+  lane.pinned_done[b].Record(w.stream.view());
+  nvjpegImage_t img = ImageOf(s, DecodeChannels(options_.color));
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle_, decoders_[kind], lane.state, &img, w.stream.get()), where);
+  const auto t4 = Clock::now();
+  auto ns = [](Clock::time_point from, Clock::time_point to) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count();
+  };
+  times.host_ns += ns(t0, t1) + ns(t2, t3);
+  times.pinned_wait_ns += ns(t1, t2);
+  times.issue_ns += ns(t3, t4);
+  if (traced != nullptr) {
+    traced->parse_ns = ns(t0, t1);
+    traced->wait_ns = ns(t1, t2);
+    traced->host_ns = ns(t2, t3);
+    traced->issue_ns = ns(t3, t4);
+  }
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,66 @@
+// GpuDecoder's CUDA-backend path: one image at a time through nvJPEG's decoupled API — parse and
+// Huffman on the calling thread (host Huffman, or GPU Huffman above hybrid_huffman_threshold),
+// transfer and device phase on a worker's own stream. Private to gpu_decoder.
+//
+// Workers are taken from a free list by each ParallelFor chunk (no thread ids needed); each owns a
+// stream (which first waits for the call's `start` event: the outputs exist) and, per decoder
+// kind, a state with pinned buffers that take turns, so the host phase of the next image runs
+// while earlier images' transfers still read the others.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/cuda/event.h"
+#include "core/cuda/stream.h"
+#include "operators/decoders/decode_path_common.h"
+#include "operators/decoders/decode_trace.h"
+#include "operators/decoders/nvjpeg/nvjpeg_allocators.h"
+
+namespace conveyor::ops {
+
+// Thread time summed over the workers of one call (ns).
+struct CudaTimes {
+  std::atomic<int64_t> host_ns{0}, pinned_wait_ns{0}, issue_ns{0};
+};
+
+class CudaPath {
+ public:
+  struct Worker;
+
+  CudaPath();
+  ~CudaPath();
+  CudaPath(const CudaPath&) = delete;
+  CudaPath& operator=(const CudaPath&) = delete;
+
+  // Makes the handle and its two decoders; throws NvjpegError when nvJPEG refuses.
+  void Init(const NvjpegLibrary& lib, const GpuDecoderOptions& options, unsigned flags);
+  void Destroy() noexcept;
+  bool ready() const { return handle_ != nullptr; }
+  NvjpegMemory memory() const { return alloc_ ? alloc_->memory() : NvjpegMemory{}; }
+
+  // A worker for one chunk: its stream waits for `start` first. Give it back with Done().
+  Worker* Take(cudaEvent_t start);
+  // Records the worker's end; ws.stream() must wait for EndEvent of every worker used.
+  void Done(Worker* w);
+  static cudaEvent_t EndEvent(const Worker* w);
+
+  // One image; throws NvjpegError (IsRefusal: the next path takes it). `traced` (traced calls
+  // only, else null) gets the image's phase times.
+  void Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times, TracedImage* traced);
+
+ private:
+  const NvjpegLibrary* lib_ = nullptr;
+  GpuDecoderOptions options_;
+  std::unique_ptr<NvjpegAllocators> alloc_;  // declared before the handle: outlives it
+  nvjpegHandle_t handle_ = nullptr;
+  nvjpegJpegDecoder_t decoders_[2] = {nullptr, nullptr};  // host Huffman, GPU Huffman
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<Worker*> free_;
+};
+
+}  // namespace conveyor::ops

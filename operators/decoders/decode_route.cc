@@ -1,0 +1,69 @@
+#include "operators/decoders/decode_route.h"
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+
+const char* DecodePathName(DecodePath p) {
+  switch (p) {
+    case DecodePath::kEngines: return "engines";
+    case DecodePath::kCuda: return "CUDA backend";
+    case DecodePath::kCpu: return "CPU";
+  }
+  return "?";
+}
+
+Route DecodeRouter::RouteOf(const RouteFacts& f) const {
+  const RouterConfig& c = config_;
+  Route r;
+  if (!f.jpeg || f.empty || !c.nvjpeg || c.paths == DecodePaths::kCpuOnly) return r;  // CPU
+  const EngineGroup group = f.pixels > c.large_pixels                     ? EngineGroup::kLarge
+                            : f.subsampling == ChromaSubsampling::k420 ? EngineGroup::k420
+                                                                        : EngineGroup::kOther;
+  switch (c.paths) {
+    case DecodePaths::kCpuOnly: return r;
+    case DecodePaths::kCudaOnly:
+      r.first = DecodePath::kCuda;
+      return r;
+    case DecodePaths::kHardwareOnly:
+      if (c.engines) r = Route{DecodePath::kEngines, group, false};
+      return r;
+    case DecodePaths::kAuto: break;
+  }
+  if (f.progressive) {  // the engines take baseline only
+    r.first = c.progressive == ProgressiveRoute::kCpu ? DecodePath::kCpu : DecodePath::kCuda;
+    return r;
+  }
+  if (!c.engines) {
+    r.first = DecodePath::kCuda;
+    return r;
+  }
+  if (group == EngineGroup::kLarge) return Route{DecodePath::kEngines, group, false};
+  if (group == EngineGroup::kOther) {
+    r.first = c.other_chroma == OtherChromaRoute::kCuda ? DecodePath::kCuda : DecodePath::kEngines;
+    r.group = group;
+    return r;
+  }
+  return Route{DecodePath::kEngines, EngineGroup::k420, true};
+}
+
+DecodePath DecodeRouter::Next(DecodePath refused_by) const {
+  if (refused_by == DecodePath::kEngines && config_.nvjpeg && config_.paths == DecodePaths::kAuto) {
+    return DecodePath::kCuda;
+  }
+  return DecodePath::kCpu;
+}
+
+ProgressiveRoute ParseProgressiveRoute(const std::string& value, const std::string& what) {
+  if (value == "cpu") return ProgressiveRoute::kCpu;
+  if (value == "cuda") return ProgressiveRoute::kCuda;
+  throw InvalidArgument(what + ": expected cpu or cuda, got \"" + value + "\"");
+}
+
+OtherChromaRoute ParseOtherChromaRoute(const std::string& value, const std::string& what) {
+  if (value == "engines_own_call") return OtherChromaRoute::kEnginesOwnCall;
+  if (value == "cuda") return OtherChromaRoute::kCuda;
+  throw InvalidArgument(what + ": expected engines_own_call or cuda, got \"" + value + "\"");
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,87 @@
+// Which path decodes an image: the GPU decoder's one routing policy, GPU-free and unit-tested.
+//
+//   image facts (format, subsampling, progressive, size) ──> Route: first path, engines' group,
+//                                                            balanced or not
+//   a path refuses an image ──> Next(path): the next path of its chain, ending on the CPU
+//
+// | image                                  | route                                               |
+// |----------------------------------------|-----------------------------------------------------|
+// | not JPEG (PNG), arithmetic-coded, empty| CPU (decode, then upload)                           |
+// | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU |
+// | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
+// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: engines in calls of their    |
+// |                                        | own (default), or the CUDA backend                  |
+// | baseline, more than large_pixels       | engines, in calls of their own                      |
+// | a forced path (DecodePaths)            | that path; refusals fall back as below              |
+//
+// Chains: engines → CUDA backend → CPU (engines → CPU when only the engines may decode); CUDA
+// backend → CPU. Where nvJPEG or the engines are missing, their images take the next path.
+// Measurements behind the defaults (H100) are in docs/decoding.md, "Routing".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "operators/decoders/image_info.h"
+
+namespace conveyor::ops {
+
+// Which paths may decode (tests and benchmarks force one; kAuto routes).
+enum class DecodePaths { kAuto, kHardwareOnly, kCudaOnly, kCpuOnly };
+
+enum class DecodePath : uint8_t { kEngines, kCuda, kCpu };
+const char* DecodePathName(DecodePath p);  // "engines", "CUDA backend", "CPU"
+
+// Where progressive JPEGs go (the engines take baseline only).
+enum class ProgressiveRoute { kCpu, kCuda };
+// Where baseline JPEGs other than 4:2:0 go: a minority in a batch of 4:2:0 photos.
+enum class OtherChromaRoute { kEnginesOwnCall, kCuda };
+
+// The engines' calls: images of one group only in each nvJPEG call (each call has its own nvJPEG
+// state, whose buffers are sized by its own images).
+enum class EngineGroup : uint8_t { k420, kOther, kLarge };
+inline constexpr int kEngineGroups = 3;
+
+// What the router needs to know of one image (from its header, image_info.h).
+struct RouteFacts {
+  bool jpeg = false;  // a JPEG nvJPEG may take (not arithmetic-coded)
+  bool progressive = false;
+  ChromaSubsampling subsampling = ChromaSubsampling::kNone;
+  bool empty = false;  // nothing to decode (zero-sized window)
+  int64_t pixels = 0;  // the whole image's
+};
+
+struct Route {
+  DecodePath first = DecodePath::kCpu;
+  EngineGroup group = EngineGroup::k420;
+  // Engines or CUDA backend by the balancer's share (first is then the engines).
+  bool balanced = false;
+};
+
+struct RouterConfig {
+  bool nvjpeg = false;   // nvJPEG loaded (CUDA backend usable)
+  bool engines = false;  // hardware engines usable
+  DecodePaths paths = DecodePaths::kAuto;
+  ProgressiveRoute progressive = ProgressiveRoute::kCuda;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  int64_t large_pixels = 4'000'000;  // larger baseline images: the engines' large group
+};
+
+class DecodeRouter {
+ public:
+  explicit DecodeRouter(const RouterConfig& config) : config_(config) {}
+  Route RouteOf(const RouteFacts& facts) const;
+  // The path an image goes to when `refused_by` refuses it; kCpu refusing is an error, not a route.
+  DecodePath Next(DecodePath refused_by) const;
+  const RouterConfig& config() const { return config_; }
+
+ private:
+  RouterConfig config_;
+};
+
+// "progressive" / "other_chroma" option values, for messages and the CLI: "cpu", "cuda",
+// "engines_own_call". Parse* throw InvalidArgument naming `what`, the value and the choices.
+ProgressiveRoute ParseProgressiveRoute(const std::string& value, const std::string& what);
+OtherChromaRoute ParseOtherChromaRoute(const std::string& value, const std::string& what);
+
+}  // namespace conveyor::ops

@@ -1,0 +1,42 @@
+#include "operators/decoders/decode_trace.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace conveyor::ops {
+
+void DecodeTrace::AddImage(TracedImage image) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::thread::id me = std::this_thread::get_id();
+  auto it = std::find(threads_.begin(), threads_.end(), me);
+  if (it == threads_.end()) it = threads_.insert(threads_.end(), me);
+  image.thread = static_cast<int>(it - threads_.begin());
+  images_.push_back(image);
+}
+
+void DecodeTrace::AddEngines(int part, int images, int64_t start_ns, int64_t end_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  parts_.push_back({part, images, start_ns, end_ns});
+}
+
+std::string DecodeTrace::Line() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::ostringstream line;
+  line << "conveyor: decoder trace: call " << call_ << ": engines";
+  for (const Part& p : parts_) {
+    line << " [part " << p.part << ": " << p.images << " images " << p.start_ns / 1000 << "-" << p.end_ns / 1000
+         << " us]";
+  }
+  line << "; images (thread:start-end us [path, CUDA parse/wait/host/issue us]):";
+  for (const TracedImage& t : images_) {
+    line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000 << "[" << DecodePathName(t.path);
+    if (t.path == DecodePath::kCuda) {
+      line << " " << t.parse_ns / 1000 << "/" << t.wait_ns / 1000 << "/" << t.host_ns / 1000 << "/"
+           << t.issue_ns / 1000;
+    }
+    line << "]";
+  }
+  return line.str();
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,45 @@
+// One Decode call's timeline on stderr (GpuDecoderOptions::trace_calls): each engines' part and
+// each CUDA-backend or CPU image, start and end from phase B's start, per thread, with the CUDA
+// images' phase times. The decoder holds a DecodeTrace only for traced calls; everything else
+// passes a null pointer, so a call that is not traced pays nothing. Private to gpu_decoder.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "operators/decoders/decode_route.h"
+
+namespace conveyor::ops {
+
+struct TracedImage {
+  int image = 0;
+  DecodePath path = DecodePath::kCuda;
+  int thread = 0;  // the call's threads numbered in the order they first took an image
+  int64_t start_ns = 0, end_ns = 0;
+  // CUDA backend: nvJPEG's parse, the wait for a pinned buffer, host Huffman, issuing the device work.
+  int64_t parse_ns = 0, wait_ns = 0, host_ns = 0, issue_ns = 0;
+};
+
+class DecodeTrace {
+ public:
+  explicit DecodeTrace(int64_t call) : call_(call) {}
+  void AddImage(TracedImage image);  // any thread; numbers the calling thread
+  void AddEngines(int part, int images, int64_t start_ns, int64_t end_ns);  // any thread
+  std::string Line() const;          // the whole call, one line
+
+ private:
+  int64_t call_;
+  mutable std::mutex mu_;
+  std::vector<std::thread::id> threads_;
+  std::vector<TracedImage> images_;
+  struct Part {
+    int part, images;
+    int64_t start_ns, end_ns;
+  };
+  std::vector<Part> parts_;
+};
+
+}  // namespace conveyor::ops

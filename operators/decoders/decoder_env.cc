@@ -1,0 +1,67 @@
+#include "operators/decoders/decoder_env.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+namespace {
+
+// A "0"/"1" switch; anything else is refused, naming the variable, what each value means and what came.
+void Switch(const char* name, const char* off, const char* on, bool& to) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return;
+  if (std::strcmp(v, "1") == 0) {
+    to = true;
+  } else if (std::strcmp(v, "0") == 0) {
+    to = false;
+  } else {
+    throw Error(std::string(name) + ": expected 0 (" + off + ") or 1 (" + on + "), got \"" + v + "\"");
+  }
+}
+
+// A whole number in [lo, hi].
+void WholeNumber(const char* name, int lo, int hi, int& to) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) return;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != 0 || n < lo || n > hi) {
+    throw Error(std::string(name) + ": expected a whole number from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", got \"" + v + "\"");
+  }
+  to = static_cast<int>(n);
+}
+
+}  // namespace
+
+void ApplyDecoderEnv(GpuDecoderOptions& o) {
+  Switch("CONVEYOR_JPEG_ENGINES", "hardware JPEG engines off", "on", o.engines);
+  WholeNumber("CONVEYOR_JPEG_ENGINE_THREADS", 1, 4, o.engine_threads);
+  Switch("CONVEYOR_JPEG_ENGINES_WAIT", "engines do not wait for earlier stream work", "they wait", o.engines_wait);
+  Switch("CONVEYOR_JPEG_HW_PIPELINE", "NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles",
+         "nvJPEG's default", o.engines_pipeline);
+  Switch("CONVEYOR_JPEG_PREALLOC_GROW", "preallocate the engines' pool once", "again for each larger batch or image",
+         o.engines_prealloc_grow);
+  WholeNumber("CONVEYOR_JPEG_CUDA_PINNED", 2, 16, o.cuda_pinned_buffers);
+  WholeNumber("CONVEYOR_JPEG_TRACE", 0, 1000, o.trace_calls);
+  if (const char* v = std::getenv("CONVEYOR_JPEG_PROGRESSIVE")) {
+    o.progressive = ParseProgressiveRoute(v, "CONVEYOR_JPEG_PROGRESSIVE");
+  }
+  if (const char* v = std::getenv("CONVEYOR_JPEG_OTHER_CHROMA")) {
+    o.other_chroma = ParseOtherChromaRoute(v, "CONVEYOR_JPEG_OTHER_CHROMA");
+  }
+  if (const char* v = std::getenv("CONVEYOR_JPEG_HW_LOAD")) {
+    char* end = nullptr;
+    const double x = std::strtod(v, &end);
+    if (end == v || *end != 0 || !(x == -1 || (x >= 0 && x <= 1))) {
+      throw Error(std::string("CONVEYOR_JPEG_HW_LOAD: expected -1 (automatic) or a share from 0 to 1, got \"") + v +
+                  "\"");
+    }
+    o.hw_load = x;
+  }
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,28 @@
+// The decoder's measuring switches from the environment, for tools only (the CLI, benchmarks,
+// the GPU tests' tools): libraries and pipelines never read the environment. A tool applies them to
+// options it makes itself (ApplyDecoderEnv) or to every decoder the process makes afterwards
+// (SetDecoderOptionsHook(ApplyDecoderEnv), gpu_decoder.h).
+//
+// | variable                     | values (default)                 | option                        |
+// |------------------------------|----------------------------------|-------------------------------|
+// | CONVEYOR_JPEG_ENGINES        | 0 off, 1 on (1)                  | engines                       |
+// | CONVEYOR_JPEG_ENGINE_THREADS | 1-4 (2)                          | engine_threads                |
+// | CONVEYOR_JPEG_ENGINES_WAIT   | 0 no host wait, 1 wait (1)       | engines_wait                  |
+// | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag, 1 default (1)| engines_pipeline              |
+// | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (1)   | engines_prealloc_grow         |
+// | CONVEYOR_JPEG_CUDA_PINNED    | 2-16 (2)                         | cuda_pinned_buffers           |
+// | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |
+// | CONVEYOR_JPEG_PROGRESSIVE    | cpu, cuda (the option's)         | progressive                   |
+// | CONVEYOR_JPEG_OTHER_CHROMA   | engines_own_call, cuda (option's)| other_chroma                  |
+// | CONVEYOR_JPEG_HW_LOAD        | -1 automatic, or 0-1 (option's)  | hw_load                       |
+// Unset leaves the option as it is. A value outside these is refused (Error naming the variable,
+// what each value means and what came).
+#pragma once
+
+#include "operators/decoders/gpu_decoder.h"
+
+namespace conveyor::ops {
+
+void ApplyDecoderEnv(GpuDecoderOptions& options);
+
+}  // namespace conveyor::ops

@@ -1,0 +1,403 @@
+#include "operators/decoders/engines_path.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/cuda/check.h"
+#include "core/cuda/device.h"
+
+namespace conveyor::ops {
+
+// One nvJPEG call of a part: the images of one group, with a state of its own.
+struct EnginesPath::Call {
+  nvjpegJpegState_t state = nullptr;
+  std::vector<int> images;  // sample indices
+  cuda::Event start, end;   // timing, on the part's stream
+  int64_t pixels = 0;
+  double host_s = 0;
+  bool pending = false;  // GPU time not read yet
+  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0;
+  bool prealloc_failed = false, preallocated = false;
+  std::vector<const unsigned char*> data;
+  std::vector<size_t> lengths;
+  std::vector<nvjpegImage_t> out;
+  std::vector<nvjpegDecodeParams_t> params;
+};
+
+struct EnginesPath::Part {
+  Call calls[kEngineGroups];  // by EngineGroup, run in this order
+  cuda::Stream stream;        // parts after the first: their own stream
+  double ready_wait_s = 0;
+  bool end_pending_at_return = false;
+  const Call* First() const {
+    for (const Call& c : calls) {
+      if (!c.images.empty()) return &c;
+    }
+    return nullptr;
+  }
+  const Call* Last() const {
+    for (int g = kEngineGroups - 1; g >= 0; --g) {
+      if (!calls[g].images.empty()) return &calls[g];
+    }
+    return nullptr;
+  }
+  bool Empty() const { return First() == nullptr; }
+  int64_t Images() const {
+    int64_t n = 0;
+    for (const Call& c : calls) n += static_cast<int64_t>(c.images.size());
+    return n;
+  }
+};
+
+struct EnginesPath::Slot {
+  cuda::Event ready;  // ws.stream()'s work before the call
+  std::vector<Part> parts;
+  // [part][sample]: headers for the support check and decode parameters, made with that part's handle.
+  std::vector<std::vector<nvjpegJpegStream_t>> streams;
+  std::vector<std::vector<nvjpegDecodeParams_t>> params;
+  std::vector<uint8_t> part_of, ok;  // per sample
+  int parts_used = 0;
+};
+
+EnginesPath::EnginesPath() = default;
+EnginesPath::~EnginesPath() { Destroy(); }
+
+std::string EnginesPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions& options, unsigned flags,
+                              GpuDecoderCounters& counters) {
+  lib_ = &lib;
+  options_ = options;
+  const NvjpegApi& a = lib.api();
+  const unsigned pipeline = options.engines_pipeline ? 0u : kFlagsHwDecodeNoPipeline;
+  // GPUs without JPEG engines refuse the hardware backend; that is not an error.
+  auto make = [&](unsigned f, nvjpegHandle_t* h) {
+    auto alloc = std::make_unique<NvjpegAllocators>(true);
+    const nvjpegStatus_t st = a.nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, alloc->device(), alloc->pinned(), f, h);
+    if (st == NVJPEG_STATUS_SUCCESS) alloc_.push_back(std::move(alloc));
+    return st;
+  };
+  nvjpegHandle_t first = nullptr;
+  flags_ = flags | pipeline;
+  nvjpegStatus_t st = flags == 0 ? NVJPEG_STATUS_INVALID_PARAMETER : make(flags_, &first);
+  if (st != NVJPEG_STATUS_SUCCESS) {
+    flags_ = pipeline;
+    st = make(flags_, &first);
+  }
+  if (st != NVJPEG_STATUS_SUCCESS) {
+    return std::string("no hardware JPEG engines: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE): ") + StatusName(st);
+  }
+  handles_.push_back(first);
+  counters.hw_no_pipeline = pipeline != 0;
+  if (a.nvjpegGetHardwareDecoderInfo != nullptr) {
+    unsigned engines = 0, cores = 0;
+    if (a.nvjpegGetHardwareDecoderInfo(first, &engines, &cores) == NVJPEG_STATUS_SUCCESS) {
+      counters.hw_engines = static_cast<int>(engines);
+      counters.hw_cores_per_engine = static_cast<int>(cores);
+    }
+  }
+  // A handle that cannot be made leaves fewer parts.
+  for (int p = 1; p < options.engine_threads; ++p) {
+    nvjpegHandle_t h = nullptr;
+    if (make(flags_, &h) != NVJPEG_STATUS_SUCCESS) break;
+    handles_.push_back(h);
+  }
+  counters.hw_parts = parts();
+  return "";
+}
+
+void EnginesPath::Destroy() noexcept {
+  if (lib_ == nullptr) return;
+  const NvjpegApi& a = lib_->api();
+  for (auto& slot : slots_) {
+    for (auto& per_part : slot->params) {
+      for (auto p : per_part) a.nvjpegDecodeParamsDestroy(p);
+    }
+    for (auto& per_part : slot->streams) {
+      for (auto js : per_part) a.nvjpegJpegStreamDestroy(js);
+    }
+    for (Part& part : slot->parts) {
+      if (part.stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(part.stream.get()));
+      for (Call& call : part.calls) {
+        if (call.end) CONVEYOR_CUDA_CHECK_NOTHROW(cudaEventSynchronize(call.end.get()));
+        if (call.state != nullptr) a.nvjpegJpegStateDestroy(call.state);
+      }
+    }
+  }
+  slots_.clear();
+  for (auto h : handles_) a.nvjpegDestroy(h);
+  handles_.clear();
+  lib_ = nullptr;
+}
+
+NvjpegMemory EnginesPath::memory() const {
+  NvjpegMemory sum;
+  for (const auto& alloc : alloc_) {
+    const NvjpegMemory m = alloc->memory();
+    sum.device_allocations += m.device_allocations;
+    sum.device_bytes += m.device_bytes;
+    sum.device_slack_bytes += m.device_slack_bytes;
+    sum.device_peak_bytes += m.device_peak_bytes;
+    sum.pinned_allocations += m.pinned_allocations;
+    sum.pinned_bytes += m.pinned_bytes;
+  }
+  return sum;
+}
+
+EnginesPath::Slot& EnginesPath::SlotAt(int s) {
+  while (static_cast<int>(slots_.size()) <= s) {
+    auto slot = std::make_unique<Slot>();
+    slot->ready = cuda::Event::Create();
+    slot->parts.resize(handles_.size());
+    slot->streams.resize(handles_.size());
+    slot->params.resize(handles_.size());
+    for (int p = 0; p < parts(); ++p) {
+      Part& part = slot->parts[static_cast<size_t>(p)];
+      if (p > 0) part.stream = cuda::Stream::Create();
+      for (Call& call : part.calls) {
+        call.start = cuda::Event::Create(/*timing=*/true);
+        call.end = cuda::Event::Create(/*timing=*/true);
+        CONVEYOR_NVJPEG_CHECK(lib_->api().nvjpegJpegStateCreate(Handle(p), &call.state), "engines");
+        call.prealloc_w = static_cast<int>(options_.preallocate_width_hint);
+        call.prealloc_h = static_cast<int>(options_.preallocate_height_hint);
+      }
+    }
+    slots_.push_back(std::move(slot));
+  }
+  return *slots_[static_cast<size_t>(s)];
+}
+
+void EnginesPath::Begin(int slot, StreamView stream) { SlotAt(slot).ready.Record(stream); }
+
+int EnginesPath::parts_used(int slot) const { return slots_[static_cast<size_t>(slot)]->parts_used; }
+
+void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
+                         const std::vector<GpuDecodeSample>& samples) {
+  Slot& slot = SlotAt(s);
+  for (Part& part : slot.parts) {
+    for (Call& call : part.calls) call.images.clear();
+  }
+  slot.part_of.assign(samples.size(), 0);
+  const std::vector<int>& main = groups[static_cast<int>(EngineGroup::k420)];
+  bool any = false;
+  for (const auto& g : groups) any |= !g.empty();
+  // Parts of at least 16 images each; the other groups on the last and the first part.
+  const int n = static_cast<int>(main.size());
+  slot.parts_used = any ? std::clamp(n / 16, 1, std::max(parts(), 1)) : 0;
+  if (!any) return;
+  const int last = slot.parts_used - 1;
+  std::vector<double> load(static_cast<size_t>(slot.parts_used), 0);
+  auto place = [&](int i, int p, EngineGroup g) {
+    slot.parts[static_cast<size_t>(p)].calls[static_cast<int>(g)].images.push_back(i);
+    slot.part_of[static_cast<size_t>(i)] = static_cast<uint8_t>(p);
+    load[static_cast<size_t>(p)] += static_cast<double>(Pixels(samples[static_cast<size_t>(i)]));
+  };
+  for (int i : groups[static_cast<int>(EngineGroup::kOther)]) place(i, last, EngineGroup::kOther);
+  for (int i : groups[static_cast<int>(EngineGroup::kLarge)]) place(i, 0, EngineGroup::kLarge);
+  // The 4:2:0 images in contiguous runs, part p taking images until its load reaches an even share.
+  double total = 0;
+  for (double l : load) total += l;
+  for (int i : main) total += static_cast<double>(Pixels(samples[static_cast<size_t>(i)]));
+  const double even = total / slot.parts_used;
+  int p = 0;
+  for (int i : main) {
+    while (p < last && load[static_cast<size_t>(p)] >= even) ++p;
+    place(i, p, EngineGroup::k420);
+  }
+}
+
+void EnginesPath::Check(int s, const std::vector<GpuDecodeSample>& samples, const Workspace& ws,
+                        const std::function<std::string(int)>& sample_where, std::vector<int>* refused) {
+  Slot& slot = SlotAt(s);
+  const NvjpegApi& a = lib_->api();
+  const int n = static_cast<int>(samples.size());
+  std::vector<int> all;
+  for (int p = 0; p < slot.parts_used; ++p) {
+    auto& streams = slot.streams[static_cast<size_t>(p)];
+    auto& params = slot.params[static_cast<size_t>(p)];
+    while (static_cast<int>(streams.size()) < n) {
+      nvjpegJpegStream_t js = nullptr;
+      nvjpegDecodeParams_t dp = nullptr;
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(Handle(p), &js), "engines");
+      streams.push_back(js);
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(Handle(p), &dp), "engines");
+      params.push_back(dp);
+    }
+    for (const Call& call : slot.parts[static_cast<size_t>(p)].calls) all.insert(all.end(), call.images.begin(), call.images.end());
+  }
+  slot.ok.assign(static_cast<size_t>(n), 0);
+  const nvjpegOutputFormat_t format = FormatOf(options_.color);
+  ws.ParallelFor(static_cast<int64_t>(all.size()), 8, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int i = all[static_cast<size_t>(k)];
+      const int p = slot.part_of[static_cast<size_t>(i)];
+      const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
+      nvjpegJpegStream_t js = slot.streams[static_cast<size_t>(p)][static_cast<size_t>(i)];
+      // A header the engines cannot parse goes down the chain; the next path reports it properly.
+      if (a.nvjpegJpegStreamParseHeader(Handle(p), smp.data, smp.size, js) != NVJPEG_STATUS_SUCCESS) continue;
+      nvjpegDecodeParams_t dp = slot.params[static_cast<size_t>(p)][static_cast<size_t>(i)];
+      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(dp, format), sample_where(i));
+      int unsupported = 1;
+      if (a.nvjpegDecodeBatchedSupportedEx != nullptr && a.nvjpegDecodeBatchedEx != nullptr) {
+        SetRoi(a, dp, smp, sample_where(i));
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupportedEx(Handle(p), js, dp, &unsupported), sample_where(i));
+      } else if (IsWhole(smp)) {
+        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupported(Handle(p), js, &unsupported), sample_where(i));
+      }
+      slot.ok[static_cast<size_t>(i)] = unsupported == 0 ? 1 : 0;  // the documented "0 = supported"
+    }
+  });
+  for (int p = 0; p < slot.parts_used; ++p) {
+    for (Call& call : slot.parts[static_cast<size_t>(p)].calls) {
+      auto kept = std::stable_partition(call.images.begin(), call.images.end(),
+                                        [&](int i) { return slot.ok[static_cast<size_t>(i)] != 0; });
+      refused->insert(refused->end(), kept, call.images.end());
+      call.images.erase(kept, call.images.end());
+    }
+  }
+}
+
+void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeSample>& samples, StreamView stream,
+                      const std::string& where) {
+  const NvjpegApi& a = lib_->api();
+  Call& call = part.calls[group];
+  const int n = static_cast<int>(call.images.size());
+  call.data.resize(n);
+  call.lengths.resize(n);
+  call.out.resize(n);
+  bool any_roi = false;
+  int max_h = 0, max_w = 0;
+  call.pixels = 0;
+  for (int k = 0; k < n; ++k) {
+    const GpuDecodeSample& s = samples[static_cast<size_t>(call.images[static_cast<size_t>(k)])];
+    call.data[k] = s.data;
+    call.lengths[k] = s.size;
+    call.out[k] = ImageOf(s, DecodeChannels(options_.color));
+    any_roi |= !IsWhole(s);
+    max_h = std::max(max_h, static_cast<int>(s.height));
+    max_w = std::max(max_w, static_cast<int>(s.width));
+    call.pixels += Pixels(s);
+  }
+  const std::string what = where + ": engines" + (parts() > 1 ? " part " + std::to_string(p) : std::string()) +
+                           (group == static_cast<int>(EngineGroup::kOther)   ? " (4:4:4, 4:2:2, gray)"
+                            : group == static_cast<int>(EngineGroup::kLarge) ? " (large)"
+                                                                              : "") +
+                           ", " + std::to_string(n) + " images";
+  call.preallocated = false;
+  const bool first = call.prealloc_n == 0;
+  const bool grown = n > call.prealloc_n || max_h > call.prealloc_h || max_w > call.prealloc_w;
+  if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !call.prealloc_failed &&
+      (first || (options_.engines_prealloc_grow && grown))) {
+    if (options_.engines_prealloc_grow) {
+      // With headroom, so the balance moving by a few images does not preallocate again.
+      call.prealloc_n = std::max(call.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
+      call.prealloc_h = std::max(call.prealloc_h, (max_h + 63) / 64 * 64);
+      call.prealloc_w = std::max(call.prealloc_w, (max_w + 63) / 64 * 64);
+    } else {  // once: the pool grows on demand from here
+      call.prealloc_n = 1;
+      call.prealloc_h = std::max(call.prealloc_h, 1);
+      call.prealloc_w = std::max(call.prealloc_w, 1);
+    }
+    call.preallocated = true;
+    const nvjpegStatus_t st =
+        a.nvjpegDecodeBatchedPreAllocate(Handle(p), call.state, call.prealloc_n, call.prealloc_w, call.prealloc_h,
+                                         group == static_cast<int>(EngineGroup::k420) ? kCss420 : kCss444,
+                                         FormatOf(options_.color));
+    if (st != NVJPEG_STATUS_SUCCESS) {
+      // Preallocation only saves reallocations: decode without it, and say so once.
+      call.prealloc_failed = true;
+      std::cerr << "conveyor: " << what << ": nvjpegDecodeBatchedPreAllocate failed (" << StatusName(st)
+                << "); the engines' buffers grow on demand\n";
+    }
+  }
+  call.start.Record(stream);
+  const auto t0 = Clock::now();
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(Handle(p), call.state, n, 1, FormatOf(options_.color)), what);
+  if (any_roi) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(Handle(p), call.state, call.data.data(), call.lengths.data(),
+                                                  call.out.data(), call.params.data(), stream.get()),
+                          what);
+  } else {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(Handle(p), call.state, call.data.data(), call.lengths.data(),
+                                                call.out.data(), stream.get()),
+                          what);
+  }
+  call.host_s = SecondsSince(t0);
+  call.end.Record(stream);
+  call.pending = true;
+}
+
+void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& samples, StreamView ws_stream,
+                             const std::string& where, Clock::time_point phase_start, DecodeTrace* trace) {
+  Slot& slot = SlotAt(s);
+  Part& part = slot.parts[static_cast<size_t>(p)];
+  const StreamView stream = p == 0 ? ws_stream : part.stream.view();
+  part.ready_wait_s = 0;
+  part.end_pending_at_return = false;
+  if (part.Empty()) return;
+  const int64_t start_ns = NsSince(phase_start);
+  // A thread new to CUDA must make the device current itself before nvJPEG's engines backend works
+  // on it (else nvjpegDecodeBatchedPreAllocate fails with ALLOCATOR_FAILURE and the decode with
+  // EXECUTION_FAILED, H100): DeviceGuard skips cudaSetDevice where cudaGetDevice already answers
+  // the device, which it does on a fresh thread.
+  cuda::DeviceGuard guard(options_.device);
+  CONVEYOR_CUDA_CHECK(cudaSetDevice(options_.device));
+  for (Call& call : part.calls) {  // each image's parameters, set by Check
+    call.params.resize(call.images.size());
+    for (size_t k = 0; k < call.images.size(); ++k) {
+      call.params[k] = slot.params[static_cast<size_t>(p)][static_cast<size_t>(call.images[k])];
+    }
+  }
+  // The engines are not trusted to wait for work enqueued on `stream` before this call (what last
+  // wrote or read the outputs' memory): the host waits for it first (recorded at the call's start,
+  // so phase A ran meanwhile). gpu_decoder_gpu_test's EnginesWaitForEarlierWorkOnTheStream makes
+  // the race deterministic with a spin kernel (docs/decoding.md).
+  const auto w0 = Clock::now();
+  if (options_.engines_wait) slot.ready.Synchronize();
+  if (p > 0) CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), slot.ready.get(), 0));
+  part.ready_wait_s = SecondsSince(w0);
+  for (int group = 0; group < kEngineGroups; ++group) {
+    if (!part.calls[group].images.empty()) Run(part, p, group, samples, stream, where);
+  }
+  part.end_pending_at_return = !part.Last()->end.Query();
+  if (trace != nullptr) trace->AddEngines(p, static_cast<int>(part.Images()), start_ns, NsSince(phase_start));
+}
+
+void EnginesPath::End(int s, StreamView stream, GpuDecoderCounters& call) {
+  Slot& slot = SlotAt(s);
+  for (int p = 0; p < slot.parts_used; ++p) {
+    const Part& part = slot.parts[static_cast<size_t>(p)];
+    if (part.Empty()) continue;
+    if (p > 0) CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), part.Last()->end.get(), 0));
+    for (const Call& c : part.calls) call.hw_preallocations += c.preallocated ? 1 : 0;
+    call.hw_ready_wait_seconds += part.ready_wait_s;
+    call.hw_end_pending += part.end_pending_at_return ? 1 : 0;
+    call.images_hardware += part.Images();
+    call.images_engines_other += static_cast<int64_t>(part.calls[static_cast<int>(EngineGroup::kOther)].images.size() +
+                                                      part.calls[static_cast<int>(EngineGroup::kLarge)].images.size());
+  }
+}
+
+std::pair<double, double> EnginesPath::ReadTimes(int s, GpuDecoderCounters& counters) {
+  Slot& slot = SlotAt(s);
+  double longest = 0, pixels = 0;
+  for (Part& part : slot.parts) {
+    const Call* first = part.First();
+    const Call* last = part.Last();
+    if (first == nullptr || !first->pending || !last->end.Query()) continue;
+    double host_s = 0;
+    for (Call& call : part.calls) {
+      if (!call.pending || call.images.empty()) continue;
+      call.pending = false;
+      const double gpu_s = cuda::Event::ElapsedMs(call.start, call.end) / 1e3;
+      ++counters.hw_batches;
+      counters.hw_host_seconds += call.host_s;
+      counters.hw_gpu_seconds += gpu_s;
+      host_s += call.host_s;
+      pixels += static_cast<double>(call.pixels);
+    }
+    // The parts run side by side: every part's pixels over the longest part, GPU or host time.
+    longest = std::max({longest, cuda::Event::ElapsedMs(first->start, last->end) / 1e3, host_s});
+  }
+  return {pixels, longest};
+}
+
+}  // namespace conveyor::ops

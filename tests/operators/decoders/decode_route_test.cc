@@ -1,0 +1,137 @@
+// The GPU decoder's routing policy (decode_route.h), GPU-free: every kind of image against every
+// configuration of available paths and options, and the refusal chains.
+#include "operators/decoders/decode_route.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace conveyor::ops {
+namespace {
+
+RouteFacts Jpeg(ChromaSubsampling s, bool progressive = false, int64_t pixels = 500 * 375) {
+  RouteFacts f;
+  f.jpeg = true;
+  f.subsampling = s;
+  f.progressive = progressive;
+  f.pixels = pixels;
+  return f;
+}
+
+RouterConfig Full() {
+  RouterConfig c;
+  c.nvjpeg = true;
+  c.engines = true;
+  return c;
+}
+
+TEST(DecodeRouter, BaselineFourTwoZeroIsBalancedOnTheEngines) {
+  const Route r = DecodeRouter(Full()).RouteOf(Jpeg(ChromaSubsampling::k420));
+  EXPECT_EQ(r.first, DecodePath::kEngines);
+  EXPECT_EQ(r.group, EngineGroup::k420);
+  EXPECT_TRUE(r.balanced);
+}
+
+TEST(DecodeRouter, OtherChromaGetsEnginesCallsOfItsOwnOrTheCudaBackend) {
+  for (ChromaSubsampling s : {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::kGray,
+                              ChromaSubsampling::k440, ChromaSubsampling::k411, ChromaSubsampling::kOther}) {
+    RouterConfig c = Full();
+    Route r = DecodeRouter(c).RouteOf(Jpeg(s));
+    EXPECT_EQ(r.first, DecodePath::kEngines) << ChromaSubsamplingName(s);
+    EXPECT_EQ(r.group, EngineGroup::kOther) << ChromaSubsamplingName(s);
+    EXPECT_FALSE(r.balanced);
+    c.other_chroma = OtherChromaRoute::kCuda;
+    r = DecodeRouter(c).RouteOf(Jpeg(s));
+    EXPECT_EQ(r.first, DecodePath::kCuda) << ChromaSubsamplingName(s);
+    EXPECT_FALSE(r.balanced);
+  }
+}
+
+TEST(DecodeRouter, ProgressiveGoesWhereTheOptionSaysNeverToTheEngines) {
+  for (ChromaSubsampling s : {ChromaSubsampling::k420, ChromaSubsampling::k444, ChromaSubsampling::kGray}) {
+    RouterConfig c = Full();
+    EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true)).first, DecodePath::kCuda);  // the default
+    c.progressive = ProgressiveRoute::kCpu;
+    EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true)).first, DecodePath::kCpu);
+    c.progressive = ProgressiveRoute::kCuda;
+    c.engines = false;  // the same without engines
+    EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true)).first, DecodePath::kCuda);
+    c.progressive = ProgressiveRoute::kCpu;
+    EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true)).first, DecodePath::kCpu);
+  }
+}
+
+TEST(DecodeRouter, LargeBaselineImagesGetEnginesCallsOfTheirOwn) {
+  RouterConfig c = Full();
+  for (ChromaSubsampling s : {ChromaSubsampling::k420, ChromaSubsampling::k444, ChromaSubsampling::kGray}) {
+    Route r = DecodeRouter(c).RouteOf(Jpeg(s, false, c.large_pixels + 1));
+    EXPECT_EQ(r.first, DecodePath::kEngines);
+    EXPECT_EQ(r.group, EngineGroup::kLarge);
+    EXPECT_FALSE(r.balanced);
+    r = DecodeRouter(c).RouteOf(Jpeg(s, false, c.large_pixels));  // at the threshold: not large
+    EXPECT_NE(r.group, EngineGroup::kLarge);
+    // Progressive large images follow the progressive route.
+    EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true, c.large_pixels + 1)).first, DecodePath::kCuda);
+  }
+  c.engines = false;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, false, c.large_pixels + 1)).first,
+            DecodePath::kCuda);
+}
+
+TEST(DecodeRouter, WhatNoGpuPathTakesGoesToTheCpu) {
+  const DecodeRouter router(Full());
+  RouteFacts png;  // not a JPEG nvJPEG may take (PNG, arithmetic-coded)
+  EXPECT_EQ(router.RouteOf(png).first, DecodePath::kCpu);
+  RouteFacts empty = Jpeg(ChromaSubsampling::k420);
+  empty.empty = true;
+  EXPECT_EQ(router.RouteOf(empty).first, DecodePath::kCpu);
+  RouterConfig no_nvjpeg;
+  EXPECT_EQ(DecodeRouter(no_nvjpeg).RouteOf(Jpeg(ChromaSubsampling::k420)).first, DecodePath::kCpu);
+}
+
+TEST(DecodeRouter, WithoutEnginesTheCudaBackendTakesBaseline) {
+  RouterConfig c = Full();
+  c.engines = false;
+  for (ChromaSubsampling s : {ChromaSubsampling::k420, ChromaSubsampling::k444}) {
+    const Route r = DecodeRouter(c).RouteOf(Jpeg(s));
+    EXPECT_EQ(r.first, DecodePath::kCuda);
+    EXPECT_FALSE(r.balanced);
+  }
+}
+
+TEST(DecodeRouter, ForcedPathsAndTheirChains) {
+  RouterConfig c = Full();
+  c.paths = DecodePaths::kCudaOnly;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, true)).first, DecodePath::kCuda);
+  EXPECT_EQ(DecodeRouter(c).Next(DecodePath::kCuda), DecodePath::kCpu);
+  c.paths = DecodePaths::kHardwareOnly;  // progressive too: the engines refuse it, the CPU takes it
+  const Route r = DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k444, true));
+  EXPECT_EQ(r.first, DecodePath::kEngines);
+  EXPECT_EQ(r.group, EngineGroup::kOther);
+  EXPECT_EQ(DecodeRouter(c).Next(DecodePath::kEngines), DecodePath::kCpu);
+  c.engines = false;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420)).first, DecodePath::kCpu);
+  c.paths = DecodePaths::kCpuOnly;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420)).first, DecodePath::kCpu);
+  EXPECT_EQ(DecodeRouter(Full()).Next(DecodePath::kEngines), DecodePath::kCuda);
+  EXPECT_EQ(DecodeRouter(Full()).Next(DecodePath::kCuda), DecodePath::kCpu);
+}
+
+TEST(DecodeRouter, OptionValuesAreParsedOrRefusedByName) {
+  EXPECT_EQ(ParseProgressiveRoute("cpu", "x"), ProgressiveRoute::kCpu);
+  EXPECT_EQ(ParseProgressiveRoute("cuda", "x"), ProgressiveRoute::kCuda);
+  EXPECT_EQ(ParseOtherChromaRoute("engines_own_call", "x"), OtherChromaRoute::kEnginesOwnCall);
+  EXPECT_EQ(ParseOtherChromaRoute("cuda", "x"), OtherChromaRoute::kCuda);
+  try {
+    ParseProgressiveRoute("gpu", "op \"dec\": argument \"progressive_decoder\"");
+    FAIL() << "accepted gpu";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(),
+                ::testing::HasSubstr("op \"dec\": argument \"progressive_decoder\": expected cpu or cuda, got \"gpu\""));
+  }
+  EXPECT_THROW(ParseOtherChromaRoute("engines", "x"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace conveyor::ops
