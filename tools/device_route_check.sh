@@ -1,63 +1,71 @@
 #!/usr/bin/env bash
-# Issue 34's routing questions in one device call (~6 min on the H100 machine): the decoder's GPU
-# tests, then Conveyor's fused training pipeline (`conveyor bench`, C++) on the realistic set, the
-# uniform set and each one-property variant, with the routing options A/B'd on the realistic set,
-# and GPU memory (nvidia-smi's device figure, max over the
-# run) beside each. Everything into $OUT: route.tsv (one line per run: name, JSON), tests.log,
-# decode_bench.json, route.log.
+# Issue 34's routing questions in one device call (~7 min on the H100 machine): the benchmark data
+# sets made where bench/run_all.sh and run_robustness.sh look for them ($WORK/data/<set>, kept for
+# a later call on the same warm machine), the decoder's GPU tests, then Conveyor's fused training
+# pipeline (`conveyor bench`, C++) on every set with the routing switches A/B'd on the realistic
+# set, GPU memory (nvidia-smi's device figure, max over the run) beside each. Into $OUT: route.tsv
+# (one line per run: name, rc, MiB, JSON), tests.log and the failing tests' logs, route.log.
 #   on the GPU machine, the bundle carried:  bash tools/device_route_check.sh [--no-tests]
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
-B=$PWD/.bundle
-export LD_LIBRARY_PATH=$B/lib:$B${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-OUTDIR=${OUT:-$PWD/out}
-W=/tmp/route
-mkdir -p "$OUTDIR" "$W"
+SUITE=$PWD/.bundle/suite
+source "$SUITE/lib.sh"
+find_bundle "" || exit 1
+B=$BUNDLE
+mkdir -p "$OUTDIR" "$RAW"
 exec > >(tee "$OUTDIR/route.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cat "$B/commit"
 start=$SECONDS
 SETS="realistic:4096 uniform:2048 varied:2048 varied_progressive:2048 varied_422:2048 varied_444:2048 varied_gray:2048 varied_quality:2048 varied_large:2048"
 pids=()  # (a bare `wait` would also wait for the log's tee, which never ends)
-for sn in $SETS; do
-  name=${sn%%:*}; n=${sn##*:}
-  mkdir -p "$W/$name/0"
-  "$B/make_test_images" "$W/$name/0" --dataset "$name" --count "$n" > "$W/$name.txt" 2>&1 &
-  pids+=($!)
-done
+for sn in $SETS; do dataset "$WORK/data/${sn%%:*}" "${sn%%:*}" "${sn##*:}" > /dev/null & pids+=($!); done
 wait "${pids[@]}"
-for sn in $SETS; do name=${sn%%:*}; echo "== $name"; cat "$W/$name.txt"; done
+for sn in $SETS; do cat "$WORK/data/${sn%%:*}/SUMMARY.txt"; done
 echo "data: $((SECONDS - start)) s"
-find "$W" -type f -exec cat {} + > /dev/null
+warm_cache "$WORK/data"
 
 if [ "${1:-}" != --no-tests ]; then
   t0=$SECONDS
-  OUT=$OUTDIR/tests "$B/run.sh" --only 'decoders__gpu' > "$OUTDIR/tests.log" 2>&1
-  tail -3 "$OUTDIR/tests.log"
+  OUT=$OUTDIR/tests "$B/run.sh" --only 'decoders__gpu|pipelines_gpu_test' \
+    > "$OUTDIR/tests.log" 2>&1
+  grep -E "passed .* failed" "$OUTDIR/tests.log" | tail -12
   echo "tests: $((SECONDS - t0)) s"
+  # Only the failing binaries' logs come back (a call returns at most 8 files).
+  for f in "$OUTDIR"/tests/*.log; do grep -q "FAILED" "$f" || rm -f "$f"; done
+  rm -rf "$OUTDIR/tests/xml"
 fi
 
 # bench NAME SET [ENV...]: conveyor bench --json on the fused pipeline; max GPU memory beside it.
 bench() {
   local name=$1 set=$2; shift 2
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$W/mem.$name" &
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$RAW/mem.$name" &
   local smi=$!
-  env "$@" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 CONVEYOR_BENCH_THREADS=8 \
-    CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$W/$set" timeout 120 "$B/conveyor" bench \
-    "$B/suite/pipelines/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5 > "$W/$name.json" 2> "$W/$name.err"
+  env "$@" LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
+    CONVEYOR_BENCH_THREADS=8 CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$WORK/data/$set" timeout 120 \
+    "$CONVEYOR_BIN" bench "$SUITE/pipelines/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5 \
+    > "$RAW/$name.json" 2> "$RAW/$name.err"
   local rc=$?
   kill $smi 2>/dev/null; wait $smi 2>/dev/null
-  local mem; mem=$(sort -n "$W/mem.$name" | tail -1)
-  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$(tr -d '\n' < "$W/$name.json")" >> "$OUTDIR/route.tsv"
-  echo "$name rc $rc mem ${mem} MiB: $(grep -o '"samples_per_s"[^}]*}' "$W/$name.json" | head -1)"
-  tail -2 "$W/$name.err" | grep -v '^$' || true
+  local mem; mem=$(sort -n "$RAW/mem.$name" | tail -1)
+  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
+  echo "$name rc $rc mem ${mem} MiB: $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
+  tail -2 "$RAW/$name.err" | grep -v '^$' || true
 }
 : > "$OUTDIR/route.tsv"
-for sn in $SETS; do name=${sn%%:*}; bench "$name" "$name"; done
-bench realistic_progressive_cuda realistic CONVEYOR_JPEG_PROGRESSIVE=cuda
-bench realistic_prealloc_grow realistic CONVEYOR_JPEG_PREALLOC_GROW=1
-bench realistic_other_cuda realistic CONVEYOR_JPEG_OTHER_CHROMA=cuda
-bench varied_progressive_cuda varied_progressive CONVEYOR_JPEG_PROGRESSIVE=cuda
-bench varied_large_prealloc_grow varied_large CONVEYOR_JPEG_PREALLOC_GROW=1
-echo "benches: $((SECONDS - start)) s"
+bench realistic realistic
+bench uniform uniform
+for sn in $SETS; do
+  case ${sn%%:*} in realistic|uniform) ;; *) bench "${sn%%:*}" "${sn%%:*}" ;; esac
+done
+bench realistic_again realistic
+bench realistic_other_engines realistic CONVEYOR_JPEG_OTHER_CHROMA=engines_own_call
+# The Python loop a training script writes (conveyor.torch.Loader), one process per set.
+CENV=$(conveyor_env)
+for set in realistic uniform; do
+  measure "loader_$set" 180 "$CENV" "role=py set=$set" -- "$PYTHON" "$E2E/conveyor_e2e.py" --loader \
+    --yaml "$PIPES/train_fused.yaml" --capture on --data "$WORK/data/$set" --batch 256 --threads 8 --prefetch 2 \
+    --iterations 30 --repeats 5
+  printf '%s\t0\t-\t%s\n' "loader_$set" "$(tr -d '\n' < "$RAW/loader_$set.json")" >> "$OUTDIR/route.tsv"
+done
 echo "total: $((SECONDS - start)) s"

@@ -14,6 +14,7 @@
 // | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |
 // | CONVEYOR_JPEG_PROGRESSIVE    | cpu, cuda (the option's)         | progressive                   |
 // | CONVEYOR_JPEG_OTHER_CHROMA   | engines_own_call, cuda (option's)| other_chroma                  |
+// | CONVEYOR_JPEG_LARGE_KPIXELS  | 1-1000000 (the option's / 1000)  | large_pixels / 1000           |
 // | CONVEYOR_JPEG_HW_LOAD        | -1 automatic, or 0-1 (option's)  | hw_load                       |
 // Unset leaves the option as it is. A value outside these is refused (Error naming the variable,
 // what each value means and what came).

@@ -53,11 +53,14 @@ struct GpuDecodeSample {
 struct GpuDecoderOptions {
   DecodeColor color = DecodeColor::kRgb;
   DecodePaths paths = DecodePaths::kAuto;
-  double hw_load = -1;  // engines' share (by pixels) of the images both GPU paths take; -1 automatic
+  // The engines' share (by pixels) of the images both GPU paths take; -1 automatic; 0 keeps every
+  // image off the engines (DALI's hw_decoder_load = 0).
+  double hw_load = -1;
   int device = -1;      // -1: the current device when the decoder is made
   // Routing (decode_route.h).
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
-  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
+  int64_t large_pixels = 4'000'000;  // baseline JPEGs above this: the engines' calls for large images
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;

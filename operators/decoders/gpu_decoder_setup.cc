@@ -41,6 +41,7 @@ void GpuDecoder::Impl::Init() {
   route.paths = options.paths;
   route.progressive = options.progressive;
   route.other_chroma = options.other_chroma;
+  route.large_pixels = options.large_pixels;
   router = DecodeRouter(route);
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;
@@ -61,6 +62,8 @@ void GpuDecoder::Impl::Init() {
   if (options.paths != DecodePaths::kCudaOnly) {
     if (!options.engines) {
       counters.unavailable_reason = "hardware JPEG engines turned off (CONVEYOR_JPEG_ENGINES=0)";
+    } else if (options.hw_load == 0) {
+      counters.unavailable_reason = "hardware JPEG engines given no images (hw_decoder_load 0)";
     } else {
       counters.unavailable_reason = engines.Init(*lib, options, flags, counters);
       counters.hardware_available = engines.ready();

@@ -88,12 +88,14 @@ TEST(GpuDecoder, ProgressiveRoutedToTheCpuPath) {
   EXPECT_GT(c.cpu_seconds, 0);
 }
 
-// Mixed chroma and sizes in one batch: the engines decode the 4:2:0 images in one call per part,
-// the 4:4:4 / gray ones and the large ones in calls of their own (counted), all to libjpeg-turbo's
-// pixels, whole and windowed.
+// Mixed chroma and sizes in one batch, other_chroma = kEnginesOwnCall: the engines decode the 4:2:0
+// images in one call per part, the 4:4:4 / gray ones and the large ones in calls of their own
+// (counted), all to libjpeg-turbo's pixels, whole and windowed.
 TEST(GpuDecoder, EnginesGroupsOfTheirOwnMatchLibjpegTurbo) {
   CONVEYOR_REQUIRE_GPU();
-  GpuDecoder decoder(GpuDecoderOptions{});
+  GpuDecoderOptions options;
+  options.other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  GpuDecoder decoder(options);
   if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
   std::mt19937_64& rng = ::conveyor::testing::Rng();
   std::vector<TestJpeg> files;
@@ -308,8 +310,10 @@ TEST(GpuDecoder, EnginesPartsOnTheirOwnHandlesMatchLibjpegTurbo) {
     EXPECT_EQ(c.images_hardware + c.images_cpu, 4 * 80);  // an image the engines refuse goes to the CPU path
     EXPECT_GT(c.images_hardware, 2 * 80);
     // Each nvJPEG call is timed and read back at its slot's next call (calls 3 and 4 read 1 and 2):
-    // one per part for the 4:2:0 images, one more on the last part for the 4:4:4 ones.
-    EXPECT_EQ(c.hw_batches, 2 * (threads + 1));
+    // one per part for the 4:2:0 images (a part may get none when the 4:4:4 call's pixels fill its
+    // share), one on the last part for the 4:4:4 ones.
+    EXPECT_GE(c.hw_batches, 2 * threads);
+    EXPECT_LE(c.hw_batches, 2 * (threads + 1));
     EXPECT_GT(c.images_engines_other, 0);
   }
 }

@@ -76,6 +76,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_CUDA_PINNED", "expected a whole number from 2 to 16", {"1", "17", "", "two", "4x", "-3"}},
       {"CONVEYOR_JPEG_TRACE", "expected a whole number from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
+      {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
       {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call or cuda", {"", "engines", "cpu"}},
       {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
@@ -104,7 +105,10 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_OTHER_CHROMA", "cuda", 1);
   setenv("CONVEYOR_JPEG_HW_LOAD", "0.75", 1);
   setenv("CONVEYOR_JPEG_CUDA_PINNED", "4", 1);
+  setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   ApplyDecoderEnv(options);
+  unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
+  EXPECT_EQ(options.large_pixels, 1'500'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
                            "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED"}) {
     unsetenv(name);
