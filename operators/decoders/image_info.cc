@@ -144,18 +144,6 @@ ImageInfo ParsePng(const uint8_t* data, size_t size) {
 
 }  // namespace
 
-int ChromaBytesX2(ChromaSubsampling s) {
-  switch (s) {
-    case ChromaSubsampling::k444: return 6;
-    case ChromaSubsampling::k422:
-    case ChromaSubsampling::k440: return 4;
-    case ChromaSubsampling::k420:
-    case ChromaSubsampling::k411: return 3;
-    case ChromaSubsampling::kGray: return 2;
-    default: return 0;
-  }
-}
-
 std::string ChromaSubsamplingName(ChromaSubsampling s) {
   switch (s) {
     case ChromaSubsampling::kNone: return "none";

@@ -23,9 +23,6 @@ enum class ImageFormat { kUnknown, kJpeg, kPng };
 
 enum class ChromaSubsampling { kNone, k444, k422, k420, k440, k411, kGray, kOther };
 std::string ChromaSubsamplingName(ChromaSubsampling s);  // "4:2:0", "gray", ...
-// Bytes per pixel of the decoded planes (Y + chroma), doubled: 6 (4:4:4), 4 (4:2:2, 4:4:0),
-// 3 (4:2:0, 4:1:1), 2 (gray); 0 when unknown or other.
-int ChromaBytesX2(ChromaSubsampling s);
 
 struct ImageInfo {
   ImageFormat format = ImageFormat::kUnknown;

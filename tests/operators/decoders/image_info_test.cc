@@ -52,21 +52,6 @@ TEST(ImageInfo, MatchesWhatTheGeneratorEncoded) {
   EXPECT_EQ(pngs, 15);
 }
 
-// Bytes per decoded pixel (luma + chroma planes), doubled: what the engines' buffers are sized for.
-// Checked against the plane sizes of a 16 x 16 image: luma 256 + two chroma planes of 16x16 /
-// 8x16 / 16x8 / 8x8 / 4x16 samples.
-TEST(ImageInfo, ChromaBytesX2FromThePlaneSizes) {
-  auto bytes_x2 = [](int chroma_w, int chroma_h) { return 2 * (256 + 2 * chroma_w * chroma_h) / 256; };
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::k444), bytes_x2(16, 16));
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::k422), bytes_x2(8, 16));
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::k440), bytes_x2(16, 8));
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::k420), bytes_x2(8, 8));
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::k411), bytes_x2(4, 16));
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::kGray), 2);
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::kOther), 0);
-  EXPECT_EQ(ChromaBytesX2(ChromaSubsampling::kNone), 0);
-}
-
 TEST(ImageInfo, Describe) {
   const auto jpeg = testimages::EncodeJpeg(testimages::MakePhotoLike(375, 500, 3, 1), Subsampling::k420, 90, true);
   EXPECT_EQ(ParseImageInfo(jpeg.data(), jpeg.size()).Describe(), "JPEG 500x375, 3 components, 4:2:0, progressive");
