@@ -36,6 +36,29 @@ ChromaSubsampling Subsampling(int components, const int* h, const int* v) {
   return ChromaSubsampling::kOther;
 }
 
+// A frame header's size is read before anything is allocated for the image, so a forged one
+// (65535x65535 in a 40 KB file: 12.9 GB of output) is refused here. Every 8x8 block of every
+// component costs at least one bit of Huffman-coded data (a DC code, baseline and progressive
+// alike), and the file holds all of them: fewer bytes than blocks / 8 cannot be that image.
+// Arithmetic-coded JPEGs can spend less than a bit per block and are not checked.
+void CheckJpegSizeFitsFile(const ImageInfo& info, const int* h, const int* v, size_t size) {
+  if (info.arithmetic) return;
+  const int hmax = *std::max_element(h, h + info.components), vmax = *std::max_element(v, v + info.components);
+  uint64_t blocks = 0;
+  for (int c = 0; c < info.components; ++c) {
+    const uint64_t w = (static_cast<uint64_t>(info.width) * static_cast<uint64_t>(h[c]) + hmax - 1) / hmax;
+    const uint64_t ht = (static_cast<uint64_t>(info.height) * static_cast<uint64_t>(v[c]) + vmax - 1) / vmax;
+    blocks += ((w + 7) / 8) * ((ht + 7) / 8);
+  }
+  const uint64_t least = blocks / 8;
+  if (least > size) {
+    throw InvalidArgument("JPEG frame header claims " + std::to_string(info.width) + "x" + std::to_string(info.height) +
+                          " (" + std::to_string(blocks) + " blocks, at least " + std::to_string(least) +
+                          " bytes of entropy-coded data), but the file has " + std::to_string(size) +
+                          " bytes: a forged or damaged header");
+  }
+}
+
 // Walks the marker segments up to the frame header (SOF). Markers before it all carry a length
 // (APPn, DQT, DHT, DRI, COM, ...), except the parameterless RSTn/TEM, which are skipped.
 ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
@@ -103,6 +126,7 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
       }
     }
     info.subsampling = Subsampling(info.components, h, v);
+    CheckJpegSizeFitsFile(info, h, v, size);
     return info;
   }
 }
@@ -137,6 +161,18 @@ ImageInfo ParsePng(const uint8_t* data, size_t size) {
   if (!ok) {
     throw InvalidArgument("malformed PNG header: colour type " + std::to_string(info.color_type) + " with bit depth " +
                           std::to_string(d));
+  }
+  // As for JPEG: deflate compresses at most ~1032:1, so the image data cannot be more than that
+  // many times the file (a forged IHDR claiming 100000x100000 is refused before any allocation).
+  const int stored_channels = info.color_type == 3 ? 1 : info.components;
+  const uint64_t row = (static_cast<uint64_t>(width) * stored_channels * d + 7) / 8 + 1;
+  const uint64_t raw = row * height;
+  constexpr uint64_t kMaxDeflateRatio = 1032;
+  if (raw / kMaxDeflateRatio > size) {
+    throw InvalidArgument("PNG header claims " + std::to_string(width) + "x" + std::to_string(height) + " (" +
+                          std::to_string(raw) + " bytes of image data, at least " +
+                          std::to_string(raw / kMaxDeflateRatio) + " compressed), but the file has " +
+                          std::to_string(size) + " bytes: a forged or damaged header");
   }
   if (p[12] > 1) throw InvalidArgument("malformed PNG header: interlace method " + std::to_string(p[12]));
   return info;

@@ -8,6 +8,9 @@
 // |        | sampling factors                                       | YCCK) components, height from DNL |
 // | PNG    | every IHDR combination the PNG spec allows (bit depths | bad signature, IHDR not first or   |
 // |        | 1-16, gray/RGB/palette/gray+alpha/RGBA, Adam7)         | invalid, zero sizes               |
+// | both   |                                                        | a size the file cannot hold: JPEG  |
+// |        |                                                        | under 1 bit per 8x8 block (Huffman)|
+// |        |                                                        | PNG over 1032:1 (deflate's most)   |
 //
 // Messages are bare reasons ("truncated JPEG header: no frame header (SOF) in 120 bytes"); the
 // operator prefixes the node and sample.

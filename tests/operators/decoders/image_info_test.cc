@@ -120,3 +120,56 @@ TEST(ImageInfo, Errors) {
 
 }  // namespace
 }  // namespace conveyor::ops
+
+namespace conveyor::ops {
+namespace {
+
+// A frame header's size is checked against the file before anything is allocated for the image:
+// a real 500x375 JPEG whose SOF is rewritten to claim 65535x65535 (12.9 GB of RGB output) is
+// refused with both sizes named; the same file with its true size, and every real file of the test
+// set, still parse.
+TEST(ImageInfo, ForgedJpegFrameSizeIsRefusedBeforeAllocation) {
+  std::vector<uint8_t> jpeg =
+      testimages::EncodeJpeg(testimages::MakePhotoLike(375, 500, 3, 7), Subsampling::k420, 90, false);
+  EXPECT_EQ(ParseImageInfo(jpeg.data(), jpeg.size()).width, 500);
+  size_t sof = 0;
+  for (size_t i = 2; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xC0) {
+      sof = i;
+      break;
+    }
+  }
+  ASSERT_GT(sof, 0u);
+  for (size_t k = 5; k <= 8; ++k) jpeg[sof + k] = 0xFF;  // height, width: 65535
+  try {
+    ParseImageInfo(jpeg.data(), jpeg.size());
+    FAIL() << "accepted a 65535x65535 frame header in " << jpeg.size() << " bytes";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("JPEG frame header claims 65535x65535"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("but the file has " + std::to_string(jpeg.size()) + " bytes"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("forged or damaged header"));
+  }
+  // Progressive and grayscale files of every size in the test set are far above the bound.
+  for (const testimages::TestFile& f : testimages::MakeTestSet()) {
+    if (f.kind == testimages::TestFile::Kind::kBroken) continue;
+    EXPECT_NO_THROW(ParseImageInfo(f.bytes.data(), f.bytes.size())) << f.name;
+  }
+}
+
+TEST(ImageInfo, ForgedPngSizeIsRefusedBeforeAllocation) {
+  std::vector<uint8_t> png = testimages::EncodePng(testimages::MakePngSource(40, 37, 2, 8, 3));
+  ASSERT_EQ(ParseImageInfo(png.data(), png.size()).width, 37);
+  const uint8_t big[4] = {0x00, 0x01, 0x86, 0xA0};  // 100000
+  std::copy(big, big + 4, png.begin() + 16);
+  std::copy(big, big + 4, png.begin() + 20);
+  try {
+    ParseImageInfo(png.data(), png.size());
+    FAIL() << "accepted a 100000x100000 IHDR in " << png.size() << " bytes";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("PNG header claims 100000x100000"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("but the file has " + std::to_string(png.size()) + " bytes"));
+  }
+}
+
+}  // namespace
+}  // namespace conveyor::ops
