@@ -102,6 +102,16 @@ TEST(ImageCheck, BrokenJpegStructureIsFound) {
   b[sos + 1] = 0xD9;
   EXPECT_THAT(Check(b), HasSubstr("corrupt JPEG data: end of image (FF D9) at offset " + std::to_string(sos) +
                                   " before any scan"));
+  // A frame header claiming more than the file holds: found by the check, so on_error: skip skips
+  // it on both backends before anything is allocated for it.
+  b = jpeg;
+  for (size_t i = 2; i + 8 < b.size(); ++i) {
+    if (b[i] == 0xFF && b[i + 1] == 0xC0) {
+      for (size_t k = 5; k <= 8; ++k) b[i + k] = 0xFF;
+      break;
+    }
+  }
+  EXPECT_THAT(Check(b), HasSubstr("JPEG frame header claims 65535x65535"));
 }
 
 // JPEG has no checksum: damage inside the entropy-coded data that keeps the structure (fill bytes
