@@ -7,6 +7,7 @@
 //
 // Sharding, shuffling, padding and epochs: reader_core.h.
 #include "core/op/registry.h"
+#include "operators/common/image_formats.h"
 #include "operators/readers/reader_op.h"
 
 namespace conveyor::ops {
@@ -18,8 +19,7 @@ const OpSchema kFileReaderSchema =
                             "shuffled per epoch.")
                        .Output("data", "uint8 [file size]: the file's bytes.")
                        .Output("labels", "int32 [1]: the sample's label."),
-                   {"*.jpg", "*.jpeg", "*.png", "*.bmp", "*.tif", "*.tiff", "*.webp", "*.pnm", "*.ppm", "*.pgm",
-                    "*.pbm", "*.jp2"});
+                   DecodableImageFilters());
 
 class FileReaderOp final : public ReaderOp {
  public:

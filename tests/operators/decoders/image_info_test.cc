@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/error.h"
+#include "operators/common/image_formats.h"
 #include "operators/decoders/image_info.h"
 #include "tools/testimages/test_images.h"
 
@@ -154,6 +157,18 @@ TEST(ImageInfo, ForgedJpegFrameSizeIsRefusedBeforeAllocation) {
     if (f.kind == testimages::TestFile::Kind::kBroken) continue;
     EXPECT_NO_THROW(ParseImageInfo(f.bytes.data(), f.bytes.size())) << f.name;
   }
+}
+
+// Every format readers.file serves by default (image_formats.h) is one the header parser, and so
+// the decoders, take: a real file of each parses as that format.
+TEST(ImageInfo, EveryFormatTheReadersServeIsParsed) {
+  std::map<std::string, int> parsed;
+  for (const testimages::TestFile& f : testimages::MakeTestSet()) {
+    if (f.kind == testimages::TestFile::Kind::kBroken) continue;
+    const std::string d = ParseImageInfo(f.bytes.data(), f.bytes.size()).Describe();
+    ++parsed[d.substr(0, d.find(' '))];
+  }
+  for (const ImageFormatFiles& f : DecodableImageFormats()) EXPECT_GT(parsed[f.format], 0) << f.format;
 }
 
 TEST(ImageInfo, ForgedPngSizeIsRefusedBeforeAllocation) {

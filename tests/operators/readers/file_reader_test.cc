@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/op/harness.h"
+#include "operators/common/image_formats.h"
 #include "core/pipeline/pipeline.h"
 #include "operators/readers/reader_op.h"
 #include "tests/conformance/conformance.h"
@@ -171,6 +172,23 @@ TEST(FileReader, FiltersSkipOtherFiles) {
   testing::WriteFile(d.root + "/apple/notes.txt", {1});
   OpHarness h(Reader().SetArg("file_root", d.root), Device::kCpu, 1);
   EXPECT_EQ(h.op().EpochSize(1), 6) << "upper-case .JPG matches, .txt does not";
+}
+
+// The default file_filters are exactly the decoders' formats (operators/common/image_formats.h):
+// JPEG and PNG under any case of their usual names; formats no decoder takes yet are not served.
+TEST(FileReader, DefaultFiltersServeWhatTheDecodersTake) {
+  const std::string dir = testing::FreshTempDir("default_filters");
+  const std::vector<std::string> served = {"a.jpg", "b.JPEG", "c.jpe", "d.jfif", "e.png", "f.PNG"};
+  const std::vector<std::string> left = {"g.bmp", "h.tif", "i.tiff", "j.webp", "k.pnm", "l.ppm", "m.jp2", "n.txt"};
+  for (const auto& name : served) testing::WriteFile(dir + "/cls/" + name, {1});
+  for (const auto& name : left) testing::WriteFile(dir + "/cls/" + name, {1});
+  OpHarness h(Reader().SetArg("file_root", dir), Device::kCpu, 1);
+  EXPECT_EQ(h.op().EpochSize(1), static_cast<int64_t>(served.size()));
+  std::vector<std::string> patterns;
+  for (const ops::ImageFormatFiles& f : ops::DecodableImageFormats()) {
+    patterns.insert(patterns.end(), f.patterns.begin(), f.patterns.end());
+  }
+  EXPECT_EQ(patterns, ops::DecodableImageFilters());
 }
 
 void ExpectError(const OpSpec& spec, const std::string& message) {
