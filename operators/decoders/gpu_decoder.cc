@@ -122,7 +122,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   }
   call.classify_seconds = SecondsSince(a_start);
 
-  // B: the engines' parts on threads of their own (RunBeside), the CPU images (slowest first) and
+  // B: the engines' parts on threads of their own (RunBeside), the CPU images (listed first) and
   // the CUDA backend's over the pool's other threads.
   const auto b_start = Clock::now();
   const int64_t call_index = d.calls_made++;
