@@ -6,6 +6,8 @@
 # set, GPU memory (nvidia-smi's device figure, max over the run) beside each. Into $OUT: route.tsv
 # (one line per run: name, rc, MiB, JSON), tests.log and the failing tests' logs, route.log.
 #   on the GPU machine, the bundle carried:  bash tools/device_route_check.sh [--no-tests]
+# A short A/B instead: ROUTE_SETS="realistic:4096 varied_444:2048" and ROUTE_RUNS="name:set[:ENV=V,...] ..."
+# run only those (no Python loader rows).
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
@@ -17,7 +19,7 @@ exec > >(tee "$OUTDIR/route.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 cat "$B/commit"
 start=$SECONDS
-SETS="realistic:4096 uniform:2048 varied:2048 varied_progressive:2048 varied_422:2048 varied_444:2048 varied_gray:2048 varied_quality:2048 varied_large:2048"
+SETS=${ROUTE_SETS:-"realistic:4096 uniform:2048 varied:2048 varied_progressive:2048 varied_422:2048 varied_444:2048 varied_gray:2048 varied_quality:2048 varied_large:2048"}
 pids=()  # (a bare `wait` would also wait for the log's tee, which never ends)
 for sn in $SETS; do dataset "$WORK/data/${sn%%:*}" "${sn%%:*}" "${sn##*:}" > /dev/null & pids+=($!); done
 wait "${pids[@]}"
@@ -53,6 +55,15 @@ bench() {
   tail -2 "$RAW/$name.err" | grep -v '^$' || true
 }
 : > "$OUTDIR/route.tsv"
+if [ -n "${ROUTE_RUNS:-}" ]; then
+  for run in $ROUTE_RUNS; do
+    IFS=: read -r name set envs <<< "$run"
+    IFS=, read -r -a envlist <<< "${envs:-}"
+    bench "$name" "$set" "${envlist[@]}"
+  done
+  echo "total: $((SECONDS - start)) s"
+  exit 0
+fi
 bench realistic realistic
 bench uniform uniform
 for sn in $SETS; do

@@ -1,15 +1,23 @@
 #include "operators/decoders/cuda_path.h"
 
+#include <algorithm>
+
 #include "core/cuda/check.h"
 
 namespace conveyor::ops {
 
-// One decoder kind of a worker: its state, device buffer and pinned buffers taking turns.
-struct HybridLane {
+// One nvJPEG state of a worker's decoder kind: its device buffer and pinned buffers taking turns.
+struct HybridState {
   nvjpegJpegState_t state = nullptr;
   nvjpegBufferDevice_t device_buffer = nullptr;
   std::vector<nvjpegBufferPinned_t> pinned;
   std::vector<cuda::Event> pinned_done;
+  int next = 0;
+};
+
+// One decoder kind of a worker: its states, taking turns image by image (made on first use).
+struct HybridLane {
+  std::vector<HybridState> states;
   int next = 0;
 };
 
@@ -46,10 +54,12 @@ void CudaPath::Destroy() noexcept {
   for (auto& w : workers_) {
     if (w->stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(w->stream.get()));
     for (HybridLane& lane : w->lanes) {
-      if (lane.state != nullptr) a.nvjpegJpegStateDestroy(lane.state);
-      if (lane.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(lane.device_buffer);
-      for (auto p : lane.pinned) {
-        if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
+      for (HybridState& st : lane.states) {
+        if (st.state != nullptr) a.nvjpegJpegStateDestroy(st.state);
+        if (st.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(st.device_buffer);
+        for (auto p : st.pinned) {
+          if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
+        }
       }
     }
     if (w->params != nullptr) a.nvjpegDecodeParamsDestroy(w->params);
@@ -83,19 +93,7 @@ CudaPath::Worker* CudaPath::Take(cudaEvent_t start) {
     const char* what = "CUDA backend worker";
     CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(handle_, &made->jpeg_stream), what);
     CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(handle_, &made->params), what);
-    const int buffers = options_.cuda_pinned_buffers;
-    for (int k = 0; k < 2; ++k) {
-      HybridLane& lane = made->lanes[k];
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle_, decoders_[k], &lane.state), what);
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle_, alloc_->device(), &lane.device_buffer), what);
-      lane.pinned.assign(static_cast<size_t>(buffers), nullptr);
-      lane.pinned_done.resize(static_cast<size_t>(buffers));
-      for (int b = 0; b < buffers; ++b) {
-        CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle_, alloc_->pinned(), &lane.pinned[b]), what);
-        lane.pinned_done[b] = cuda::Event::Create();
-      }
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(lane.state, lane.device_buffer), what);
-    }
+    for (HybridLane& lane : made->lanes) lane.states.resize(static_cast<size_t>(std::max(options_.cuda_states, 1)));
     std::lock_guard<std::mutex> lock(mu_);
     workers_.push_back(std::move(made));
     w = workers_.back().get();
@@ -112,11 +110,32 @@ void CudaPath::Done(Worker* w) {
 
 cudaEvent_t CudaPath::EndEvent(const Worker* w) { return w->done.get(); }
 
+HybridState& CudaPath::StateOf(Worker& w, int kind) {
+  HybridLane& lane = w.lanes[kind];
+  HybridState& st = lane.states[static_cast<size_t>(lane.next)];
+  lane.next = (lane.next + 1) % static_cast<int>(lane.states.size());
+  if (st.state != nullptr) return st;
+  const NvjpegApi& a = lib_->api();
+  const char* what = "CUDA backend worker";
+  const int buffers = options_.cuda_pinned_buffers;
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecoderStateCreate(handle_, decoders_[kind], &st.state), what);
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferDeviceCreateV2(handle_, alloc_->device(), &st.device_buffer), what);
+  st.pinned.assign(static_cast<size_t>(buffers), nullptr);
+  st.pinned_done.resize(static_cast<size_t>(buffers));
+  for (int b = 0; b < buffers; ++b) {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegBufferPinnedCreateV2(handle_, alloc_->pinned(), &st.pinned[b]), what);
+    st.pinned_done[b] = cuda::Event::Create();
+  }
+  CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(st.state, st.device_buffer), what);
+  return st;
+}
+
 void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times,
                       TracedImage* traced) {
   const NvjpegApi& a = lib_->api();
   const int kind = Pixels(s) > options_.hybrid_huffman_threshold ? 1 : 0;
-  HybridLane& lane = w.lanes[kind];
+  const ThreadAllocTally tally0 = traced != nullptr ? ThisThreadAllocTally() : ThreadAllocTally{};
+  HybridState& lane = StateOf(w, kind);
   const auto t0 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle_, s.data, s.size, 0, 0, w.jpeg_stream), where);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options_.color)), where);
@@ -132,6 +151,7 @@ void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& wh
   const auto t3 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(
       a.nvjpegDecodeJpegTransferToDevice(handle_, decoders_[kind], lane.state, w.jpeg_stream, w.stream.get()), where);
+  const auto t3b = Clock::now();
   lane.pinned_done[b].Record(w.stream.view());
   nvjpegImage_t img = ImageOf(s, DecodeChannels(options_.color));
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeJpegDevice(handle_, decoders_[kind], lane.state, &img, w.stream.get()), where);
@@ -147,6 +167,11 @@ void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& wh
     traced->wait_ns = ns(t1, t2);
     traced->host_ns = ns(t2, t3);
     traced->issue_ns = ns(t3, t4);
+    traced->transfer_ns = ns(t3, t3b);
+    traced->gpu_huffman = kind == 1;
+    const ThreadAllocTally tally1 = ThisThreadAllocTally();
+    traced->alloc_calls = tally1.device_calls + tally1.pinned_calls - tally0.device_calls - tally0.pinned_calls;
+    traced->alloc_ns = tally1.device_ns + tally1.pinned_ns - tally0.device_ns - tally0.pinned_ns;
   }
 }
 

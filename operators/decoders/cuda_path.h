@@ -4,8 +4,10 @@
 //
 // Workers are taken from a free list by each ParallelFor chunk (no thread ids needed); each owns a
 // stream (which first waits for the call's `start` event: the outputs exist) and, per decoder
-// kind, a state with pinned buffers that take turns, so the host phase of the next image runs
-// while earlier images' transfers still read the others.
+// kind, `cuda_states` nvJPEG states (each with its device buffer and pinned buffers) that take
+// turns image by image, so the host phase of the next image runs while earlier images' transfers
+// and device work still use the others: that device work waits for `start`, i.e. for whatever was
+// on ws.stream() before the call, so a worker with one state stalls its host phase on it.
 #pragma once
 
 #include <atomic>
@@ -23,6 +25,8 @@
 namespace conveyor::ops {
 
 // Thread time summed over the workers of one call (ns).
+struct HybridState;
+
 struct CudaTimes {
   std::atomic<int64_t> host_ns{0}, pinned_wait_ns{0}, issue_ns{0};
 };
@@ -53,6 +57,8 @@ class CudaPath {
   void Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times, TracedImage* traced);
 
  private:
+  HybridState& StateOf(Worker& w, int kind);  // the kind's next state, made on first use
+
   const NvjpegLibrary* lib_ = nullptr;
   GpuDecoderOptions options_;
   std::unique_ptr<NvjpegAllocators> alloc_;  // declared before the handle: outlives it

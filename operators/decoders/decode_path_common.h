@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 inline constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
 inline constexpr unsigned kFlagsHwDecodeNoPipeline = 1;            // NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
 // nvjpegChromaSubsampling_t values (a C enum) the engines' buffers are preallocated for.
-inline constexpr int kCss444 = 0, kCss420 = 2;
+inline constexpr int kCss444 = 0, kCss422 = 1, kCss420 = 2, kCssGray = 6;
 
 inline nvjpegOutputFormat_t FormatOf(DecodeColor c) {
   switch (c) {

@@ -9,8 +9,8 @@
 // | not JPEG (PNG), arithmetic-coded, empty| CPU (decode, then upload)                           |
 // | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU |
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
-// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: the CUDA backend (default),  |
-// |                                        | or the engines in calls of their own                |
+// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: the engines in calls of their|
+// |                                        | own, one per subsampling (default), or CUDA backend |
 // | baseline, more than large_pixels       | engines, in calls of their own                      |
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
@@ -63,7 +63,7 @@ struct RouterConfig {
   bool engines = false;  // hardware engines usable
   DecodePaths paths = DecodePaths::kAuto;
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
-  OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
   int64_t large_pixels = 4'000'000;  // larger baseline images: the engines' large group
 };
 

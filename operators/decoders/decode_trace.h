@@ -21,6 +21,10 @@ struct TracedImage {
   int64_t start_ns = 0, end_ns = 0;
   // CUDA backend: nvJPEG's parse, the wait for a pinned buffer, host Huffman, issuing the device work.
   int64_t parse_ns = 0, wait_ns = 0, host_ns = 0, issue_ns = 0;
+  // Of issue_ns: the transfer call's share; nvJPEG's allocator calls (device and pinned) during
+  // the image and the time inside them.
+  int64_t transfer_ns = 0, alloc_calls = 0, alloc_ns = 0;
+  bool gpu_huffman = false;  // nvJPEG's GPU-Huffman decoder (above hybrid_huffman_threshold)
 };
 
 class DecodeTrace {

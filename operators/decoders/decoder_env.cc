@@ -46,13 +46,18 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   Switch("CONVEYOR_JPEG_PREALLOC_GROW", "preallocate the engines' pool once", "again for each larger batch or image",
          o.engines_prealloc_grow);
   WholeNumber("CONVEYOR_JPEG_CUDA_PINNED", 2, 16, o.cuda_pinned_buffers);
+  WholeNumber("CONVEYOR_JPEG_CUDA_STATES", 1, 16, o.cuda_states);
   WholeNumber("CONVEYOR_JPEG_TRACE", 0, 1000, o.trace_calls);
+  WholeNumber("CONVEYOR_JPEG_TRACE_FROM", 0, 1000000, o.trace_from);
   if (const char* v = std::getenv("CONVEYOR_JPEG_PROGRESSIVE")) {
     o.progressive = ParseProgressiveRoute(v, "CONVEYOR_JPEG_PROGRESSIVE");
   }
   if (const char* v = std::getenv("CONVEYOR_JPEG_OTHER_CHROMA")) {
     o.other_chroma = ParseOtherChromaRoute(v, "CONVEYOR_JPEG_OTHER_CHROMA");
   }
+  int hybrid_kilopixels = static_cast<int>(o.hybrid_huffman_threshold / 1000);
+  WholeNumber("CONVEYOR_JPEG_HYBRID_KPIXELS", 0, 1000000, hybrid_kilopixels);
+  o.hybrid_huffman_threshold = int64_t{hybrid_kilopixels} * 1000;
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;

@@ -11,10 +11,13 @@
 // | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag, 1 default (1)| engines_pipeline              |
 // | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (1)   | engines_prealloc_grow         |
 // | CONVEYOR_JPEG_CUDA_PINNED    | 2-16 (2)                         | cuda_pinned_buffers           |
+// | CONVEYOR_JPEG_CUDA_STATES    | 1-16 (1)                         | cuda_states                   |
 // | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |
+// | CONVEYOR_JPEG_TRACE_FROM     | 0-1000000 (20)                   | trace_from                    |
 // | CONVEYOR_JPEG_PROGRESSIVE    | cpu, cuda (the option's)         | progressive                   |
 // | CONVEYOR_JPEG_OTHER_CHROMA   | engines_own_call, cuda (option's)| other_chroma                  |
 // | CONVEYOR_JPEG_LARGE_KPIXELS  | 1-1000000 (the option's / 1000)  | large_pixels / 1000           |
+// | CONVEYOR_JPEG_HYBRID_KPIXELS | 0-1000000 (the option's / 1000)  | hybrid_huffman_threshold/1000 |
 // | CONVEYOR_JPEG_HW_LOAD        | -1 automatic, or 0-1 (option's)  | hw_load                       |
 // Unset leaves the option as it is. A value outside these is refused (Error naming the variable,
 // what each value means and what came).

@@ -1,12 +1,54 @@
 #include "operators/decoders/engines_path.h"
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
 
 namespace conveyor::ops {
+
+namespace {
+
+// A part's nvJPEG calls, run in this order. The router's kOther group is split by exact chroma
+// subsampling: one batched hardware call holding more than one subsampling ran ~2.5x slower per image
+// than calls of one subsampling each (H100/H200, docs/decoding.md "Routing").
+enum CallKind { kCall420, kCall444, kCall422, kCallGray, kCallOtherCss, kCallLarge, kCallKinds };
+
+int CallOf(EngineGroup g, ChromaSubsampling s) {
+  if (g == EngineGroup::k420) return kCall420;
+  if (g == EngineGroup::kLarge) return kCallLarge;
+  switch (s) {
+    case ChromaSubsampling::k444: return kCall444;
+    case ChromaSubsampling::k422: return kCall422;
+    case ChromaSubsampling::kGray: return kCallGray;
+    default: return kCallOtherCss;
+  }
+}
+
+const char* CallName(int kind) {
+  switch (kind) {
+    case kCall444: return " (4:4:4)";
+    case kCall422: return " (4:2:2)";
+    case kCallGray: return " (gray)";
+    case kCallOtherCss: return " (4:4:0, 4:1:1, other)";
+    case kCallLarge: return " (large)";
+    default: return "";
+  }
+}
+
+// nvjpegChromaSubsampling_t of a call's images, for its preallocation (the largest for mixed kinds).
+int CssOf(int kind) {
+  switch (kind) {
+    case kCall420: return kCss420;
+    case kCall422: return kCss422;
+    case kCallGray: return kCssGray;
+    default: return kCss444;
+  }
+}
+
+}  // namespace
 
 // One nvJPEG call of a part: the images of one group, with a state of its own.
 struct EnginesPath::Call {
@@ -25,7 +67,7 @@ struct EnginesPath::Call {
 };
 
 struct EnginesPath::Part {
-  Call calls[kEngineGroups];  // by EngineGroup, run in this order
+  Call calls[kCallKinds];  // by CallKind, run in this order
   cuda::Stream stream;        // parts after the first: their own stream
   double ready_wait_s = 0;
   bool end_pending_at_return = false;
@@ -36,7 +78,7 @@ struct EnginesPath::Part {
     return nullptr;
   }
   const Call* Last() const {
-    for (int g = kEngineGroups - 1; g >= 0; --g) {
+    for (int g = kCallKinds - 1; g >= 0; --g) {
       if (!calls[g].images.empty()) return &calls[g];
     }
     return nullptr;
@@ -179,28 +221,48 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   const std::vector<int>& main = groups[static_cast<int>(EngineGroup::k420)];
   bool any = false;
   for (const auto& g : groups) any |= !g.empty();
-  // Parts of at least 16 images each; the other groups on the last and the first part.
+  // Parts of at least 16 images each.
   const int n = static_cast<int>(main.size());
   slot.parts_used = any ? std::clamp(n / 16, 1, std::max(parts(), 1)) : 0;
   if (!any) return;
   const int last = slot.parts_used - 1;
   std::vector<double> load(static_cast<size_t>(slot.parts_used), 0);
-  auto place = [&](int i, int p, EngineGroup g) {
-    slot.parts[static_cast<size_t>(p)].calls[static_cast<int>(g)].images.push_back(i);
+  auto pixels = [&](int i) { return static_cast<double>(Pixels(samples[static_cast<size_t>(i)])); };
+  auto place = [&](int i, int p, int kind) {
+    slot.parts[static_cast<size_t>(p)].calls[kind].images.push_back(i);
     slot.part_of[static_cast<size_t>(i)] = static_cast<uint8_t>(p);
-    load[static_cast<size_t>(p)] += static_cast<double>(Pixels(samples[static_cast<size_t>(i)]));
+    load[static_cast<size_t>(p)] += pixels(i);
   };
-  for (int i : groups[static_cast<int>(EngineGroup::kOther)]) place(i, last, EngineGroup::kOther);
-  for (int i : groups[static_cast<int>(EngineGroup::kLarge)]) place(i, 0, EngineGroup::kLarge);
+  // The large images on the first part; each other subsampling's call, largest first, on the part
+  // least loaded so far (the last on a tie: it takes the 4:2:0 remainder least often).
+  for (int i : groups[static_cast<int>(EngineGroup::kLarge)]) place(i, 0, kCallLarge);
+  std::vector<int> other[kCallKinds];
+  for (int i : groups[static_cast<int>(EngineGroup::kOther)]) {
+    other[CallOf(EngineGroup::kOther, samples[static_cast<size_t>(i)].subsampling)].push_back(i);
+  }
+  std::vector<std::pair<double, int>> order;  // (pixels, kind)
+  for (int k = 0; k < kCallKinds; ++k) {
+    double sum = 0;
+    for (int i : other[k]) sum += pixels(i);
+    if (!other[k].empty()) order.emplace_back(sum, k);
+  }
+  std::sort(order.begin(), order.end(), std::greater<>());
+  for (const auto& [sum, k] : order) {
+    int p = last;
+    for (int q = last; q >= 0; --q) {
+      if (load[static_cast<size_t>(q)] < load[static_cast<size_t>(p)]) p = q;
+    }
+    for (int i : other[k]) place(i, p, k);
+  }
   // The 4:2:0 images in contiguous runs, part p taking images until its load reaches an even share.
   double total = 0;
   for (double l : load) total += l;
-  for (int i : main) total += static_cast<double>(Pixels(samples[static_cast<size_t>(i)]));
+  for (int i : main) total += pixels(i);
   const double even = total / slot.parts_used;
   int p = 0;
   for (int i : main) {
     while (p < last && load[static_cast<size_t>(p)] >= even) ++p;
-    place(i, p, EngineGroup::k420);
+    place(i, p, kCall420);
   }
 }
 
@@ -277,16 +339,18 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
     call.pixels += Pixels(s);
   }
   const std::string what = where + ": engines" + (parts() > 1 ? " part " + std::to_string(p) : std::string()) +
-                           (group == static_cast<int>(EngineGroup::kOther)   ? " (4:4:4, 4:2:2, gray)"
-                            : group == static_cast<int>(EngineGroup::kLarge) ? " (large)"
-                                                                              : "") +
+                           CallName(group) +
                            ", " + std::to_string(n) + " images";
   call.preallocated = false;
+  // Only the 4:2:0 call preallocates for its batch and largest image: a minority kind's call sized
+  // for n times its largest image took ~0.5 GB per state (realistic set, H100); its pool grows to
+  // what its calls hold instead.
+  const bool grow_prealloc = options_.engines_prealloc_grow && group == kCall420;
   const bool first = call.prealloc_n == 0;
   const bool grown = n > call.prealloc_n || max_h > call.prealloc_h || max_w > call.prealloc_w;
   if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !call.prealloc_failed &&
-      (first || (options_.engines_prealloc_grow && grown))) {
-    if (options_.engines_prealloc_grow) {
+      (first || (grow_prealloc && grown))) {
+    if (grow_prealloc) {
       // With headroom, so the balance moving by a few images does not preallocate again.
       call.prealloc_n = std::max(call.prealloc_n, (n * 5 / 4 + 7) / 8 * 8);
       call.prealloc_h = std::max(call.prealloc_h, (max_h + 63) / 64 * 64);
@@ -299,7 +363,7 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
     call.preallocated = true;
     const nvjpegStatus_t st =
         a.nvjpegDecodeBatchedPreAllocate(Handle(p), call.state, call.prealloc_n, call.prealloc_w, call.prealloc_h,
-                                         group == static_cast<int>(EngineGroup::k420) ? kCss420 : kCss444,
+                                         CssOf(group),
                                          FormatOf(options_.color));
     if (st != NVJPEG_STATUS_SUCCESS) {
       // Preallocation only saves reallocations: decode without it, and say so once.
@@ -354,7 +418,7 @@ void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& s
   if (options_.engines_wait) slot.ready.Synchronize();
   if (p > 0) CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), slot.ready.get(), 0));
   part.ready_wait_s = SecondsSince(w0);
-  for (int group = 0; group < kEngineGroups; ++group) {
+  for (int group = 0; group < kCallKinds; ++group) {
     if (!part.calls[group].images.empty()) Run(part, p, group, samples, stream, where);
   }
   part.end_pending_at_return = !part.Last()->end.Query();
@@ -371,8 +435,7 @@ void EnginesPath::End(int s, StreamView stream, GpuDecoderCounters& call) {
     call.hw_ready_wait_seconds += part.ready_wait_s;
     call.hw_end_pending += part.end_pending_at_return ? 1 : 0;
     call.images_hardware += part.Images();
-    call.images_engines_other += static_cast<int64_t>(part.calls[static_cast<int>(EngineGroup::kOther)].images.size() +
-                                                      part.calls[static_cast<int>(EngineGroup::kLarge)].images.size());
+    call.images_engines_other += part.Images() - static_cast<int64_t>(part.calls[kCall420].images.size());
   }
 }
 

@@ -3,10 +3,11 @@
 //
 // The engines' call is CPU-bound on its thread (~27-45 µs per image on the H100), so the images
 // are split over `engine_threads` hardware handles ("parts"), each driven from a thread of its
-// own during the call. Each nvJPEG call holds images of one group only (decode_route.h's
-// EngineGroup), with a state of its own: 4:2:0 photos split over the parts; the minority chroma
-// formats (4:4:4, 4:2:2, gray) in a call on the last part, the large images in a call on the first
-// — so a few such images never change how the 4:2:0 batch is decoded or sized. The 4:2:0 images
+// own during the call. Each nvJPEG call holds images of one kind only, with a state of its own:
+// 4:2:0 photos split over the parts; the router's other group (4:4:4, 4:2:2, gray, ...) in one call
+// per exact subsampling, each on the part least loaded so far (one hardware call of mixed
+// subsamplings ran ~2.5x slower per image); the large images in a call on the first — so a few such
+// images never change how the 4:2:0 batch is decoded or sized. The 4:2:0 images
 // are split so each part's pixels, its other calls' included, come out even. Part 0 runs on ws.stream(), the others on their own streams,
 // which wait for the call's `ready` event and which ws.stream() waits for afterwards.
 //

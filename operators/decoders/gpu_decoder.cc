@@ -127,7 +127,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const auto b_start = Clock::now();
   const int64_t call_index = d.calls_made++;
   std::unique_ptr<DecodeTrace> trace;
-  if (d.options.trace_calls > 0 && call_index >= 20 && call_index < 20 + d.options.trace_calls) {
+  if (d.options.trace_calls > 0 && call_index >= d.options.trace_from &&
+      call_index < d.options.trace_from + d.options.trace_calls) {
     trace = std::make_unique<DecodeTrace>(call_index);
   }
   d.cpu.Prepare(s, CpuPath::kRouted, d.cpu_list, samples, channels);

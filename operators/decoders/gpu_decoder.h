@@ -59,7 +59,7 @@ struct GpuDecoderOptions {
   int device = -1;      // -1: the current device when the decoder is made
   // Routing (decode_route.h).
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
-  OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
   int64_t large_pixels = 4'000'000;  // baseline JPEGs above this: the engines' calls for large images
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
@@ -80,8 +80,13 @@ struct GpuDecoderOptions {
   int engine_threads = 2;       // nvJPEG hardware handles sharing the engines' images, 1-4
   bool engines_wait = true;     // the engines' host wait for earlier work on the stream
   bool engines_pipeline = true;  // false: NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles
-  int cuda_pinned_buffers = 2;  // per CUDA-backend worker and decoder kind, 2-16
-  int trace_calls = 0;          // calls (after the first 20) that print their per-image trace
+  int cuda_pinned_buffers = 2;  // per CUDA-backend worker, decoder kind and state, 2-16
+  // nvJPEG states (each with its own device buffer and pinned buffers) per CUDA-backend worker and
+  // decoder kind, taking turns image by image, 1-16: the host phase of the next image never waits
+  // for the device work of the images before it on that worker while a state is free.
+  int cuda_states = 1;
+  int trace_calls = 0;          // calls (from call trace_from) that print their per-image trace
+  int trace_from = 20;
 };
 
 // Tools (the CLI, benchmarks) may adjust every decoder made afterwards in the process — how their

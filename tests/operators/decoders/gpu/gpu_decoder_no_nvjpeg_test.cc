@@ -105,12 +105,16 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_OTHER_CHROMA", "cuda", 1);
   setenv("CONVEYOR_JPEG_HW_LOAD", "0.75", 1);
   setenv("CONVEYOR_JPEG_CUDA_PINNED", "4", 1);
+  setenv("CONVEYOR_JPEG_CUDA_STATES", "6", 1);
+  setenv("CONVEYOR_JPEG_TRACE_FROM", "90", 1);
+  setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   ApplyDecoderEnv(options);
   unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
   EXPECT_EQ(options.large_pixels, 1'500'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
-                           "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED"}) {
+                           "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED", "CONVEYOR_JPEG_CUDA_STATES",
+                           "CONVEYOR_JPEG_TRACE_FROM", "CONVEYOR_JPEG_HYBRID_KPIXELS"}) {
     unsetenv(name);
   }
   EXPECT_FALSE(options.engines);
@@ -118,6 +122,9 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_EQ(options.other_chroma, OtherChromaRoute::kCuda);
   EXPECT_DOUBLE_EQ(options.hw_load, 0.75);
   EXPECT_EQ(options.cuda_pinned_buffers, 4);
+  EXPECT_EQ(options.cuda_states, 6);
+  EXPECT_EQ(options.trace_from, 90);
+  EXPECT_EQ(options.hybrid_huffman_threshold, 2'500'000);
   EXPECT_EQ(options.engine_threads, 3);
   EXPECT_TRUE(options.engines_wait);
 }
