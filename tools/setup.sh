@@ -7,7 +7,9 @@ PACKAGES=(
   g++ python3 python3-numpy python3-pytest           # host compiler; CPU-side Python tests
   libtbb-dev libyaml-cpp-dev                         # CPU stage, YAML loader
   libgtest-dev libgmock-dev libbenchmark-dev         # tests and benchmarks
-  libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev   # image decoding
+  libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev   # image decoding: JPEG, PNG
+  libtiff-dev libwebp-dev libopenjp2-7-dev           #   TIFF, WebP, JPEG 2000
+  libnetpbm-dev libstb-dev                           #   PNM (libnetpbm), BMP (stb_image)
   libcli11-dev                                       # the conveyor CLI's argument parsing
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )

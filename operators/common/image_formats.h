@@ -10,15 +10,20 @@
 namespace conveyor::ops {
 
 struct ImageFormatFiles {
-  const char* format;                 // as image_info.h's ImageFormat names it: "JPEG", "PNG"
+  const char* format;                 // as image_info.h's ImageFormatName says: "JPEG", "PNG", ...
   std::vector<std::string> patterns;  // fnmatch patterns, matched case-insensitively
 };
 
-// JPEG and PNG, each with its usual file names.
+// Every format the decoders take (docs/decoding.md), each with its usual file names.
 inline const std::vector<ImageFormatFiles>& DecodableImageFormats() {
   static const std::vector<ImageFormatFiles> formats = {
       {"JPEG", {"*.jpg", "*.jpeg", "*.jpe", "*.jfif"}},
       {"PNG", {"*.png"}},
+      {"TIFF", {"*.tif", "*.tiff"}},
+      {"WebP", {"*.webp"}},
+      {"PNM", {"*.pnm", "*.pbm", "*.pgm", "*.ppm"}},
+      {"BMP", {"*.bmp", "*.dib"}},
+      {"JPEG2000", {"*.jp2", "*.j2k", "*.j2c", "*.jpc"}},
   };
   return formats;
 }

@@ -15,10 +15,13 @@
 #include <png.h>
 
 #include "core/error.h"
+#include "operators/decoders/formats/bmp.h"
+#include "operators/decoders/formats/jpeg2000.h"
+#include "operators/decoders/formats/pnm.h"
+#include "operators/decoders/formats/tiff.h"
+#include "operators/decoders/formats/webp.h"
 
 namespace conveyor::ops {
-
-int OutputChannels(OutputColor color) { return color == OutputColor::kGray ? 1 : 3; }
 
 OutputColor ParseOutputColor(std::string_view name) {
   if (name == "RGB") return OutputColor::kRgb;
@@ -71,9 +74,10 @@ void OnJpegMessage(j_common_ptr cinfo, int level) {
   }
 }
 
-// Returns false with err->message set. `row` has room for one full-width output row.
-bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int channels, const CropWindow& win,
-                uint8_t* out, uint8_t* row, JpegError* err) {
+// Returns false with err->message set. `row` has room for one full-width decoded row (4 samples
+// per pixel for CMYK, which is converted from there; otherwise OutputChannels(color)).
+bool DecodeJpeg(const uint8_t* data, size_t size, OutputColor color, bool cmyk, const CropWindow& win, uint8_t* out,
+                uint8_t* row, JpegError* err) {
   jpeg_decompress_struct cinfo;
   std::memset(&cinfo, 0, sizeof(cinfo));  // jpeg_destroy_decompress is safe on a zeroed struct
   cinfo.err = jpeg_std_error(&err->mgr);
@@ -86,7 +90,14 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
   jpeg_read_header(&cinfo, TRUE);
-  cinfo.out_color_space = space;
+  const int channels = cmyk ? 4 : OutputChannels(color);  // decoded samples per pixel
+  // CMYK and YCCK both come out as CMYK (libjpeg converts YCCK); an Adobe APP14 marker means the
+  // samples are inverted (Photoshop's convention, which PIL, OpenCV and DALI also assume).
+  cinfo.out_color_space = cmyk                           ? JCS_CMYK
+                          : color == OutputColor::kGray  ? JCS_GRAYSCALE
+                          : color == OutputColor::kBgr   ? JCS_EXT_BGR
+                                                         : JCS_EXT_RGB;
+  const bool inverted = cinfo.saw_Adobe_marker;
   jpeg_start_decompress(&cinfo);
   if (cinfo.output_components != channels || static_cast<int64_t>(cinfo.output_width) < win.x + win.w ||
       static_cast<int64_t>(cinfo.output_height) < win.y + win.h) {
@@ -95,9 +106,9 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
     jpeg_destroy_decompress(&cinfo);
     return false;
   }
-  const size_t out_stride = static_cast<size_t>(win.w) * static_cast<size_t>(channels);
+  const size_t out_stride = static_cast<size_t>(win.w) * static_cast<size_t>(OutputChannels(color));
   // Columns: libjpeg widens the window to whole iMCUs; we copy our part out of each row.
-  size_t skip_bytes = 0;
+  size_t skip_pixels = 0;
   const bool cropped_x = win.x != 0 || win.w != static_cast<int64_t>(cinfo.output_width);
   if (cropped_x) {
     // Fancy upsampling replicates chroma at the cropped region's edges; a column of context on the
@@ -106,7 +117,7 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
     const int64_t right = std::min<int64_t>(cinfo.output_width, win.x + win.w + 2);
     JDIMENSION x = static_cast<JDIMENSION>(left), w = static_cast<JDIMENSION>(right - left);
     jpeg_crop_scanline(&cinfo, &x, &w);
-    skip_bytes = static_cast<size_t>(win.x - x) * static_cast<size_t>(channels);
+    skip_pixels = static_cast<size_t>(win.x - x);
   }
   if (win.y > 0) {
     const JDIMENSION skipped = jpeg_skip_scanlines(&cinfo, static_cast<JDIMENSION>(win.y));
@@ -117,14 +128,21 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
       return false;
     }
   }
+  const bool via_row = cropped_x || cmyk;
   for (int64_t r = 0; r < win.h;) {
-    JSAMPROW rows[1] = {cropped_x ? row : out + static_cast<size_t>(r) * out_stride};
+    uint8_t* dst = out + static_cast<size_t>(r) * out_stride;
+    JSAMPROW rows[1] = {via_row ? row : dst};
     if (jpeg_read_scanlines(&cinfo, rows, 1) != 1) {
       std::snprintf(err->message, kMessageSize, "truncated JPEG data (no row %lld)", static_cast<long long>(win.y + r));
       jpeg_destroy_decompress(&cinfo);
       return false;
     }
-    if (cropped_x) std::memcpy(out + static_cast<size_t>(r) * out_stride, row + skip_bytes, out_stride);
+    const uint8_t* src = row + skip_pixels * static_cast<size_t>(channels);
+    if (cmyk) {
+      CmykRowToColor(src, win.w, inverted, color, dst);
+    } else if (cropped_x) {
+      std::memcpy(dst, src, out_stride);
+    }
     ++r;
   }
   // Rows below the window are never decoded; destroying aborts the decompression.
@@ -134,16 +152,14 @@ bool DecodeJpeg(const uint8_t* data, size_t size, J_COLOR_SPACE space, int chann
 
 void DecodeJpegOrThrow(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
                        const CropWindow& win, uint8_t* out) {
-  const int channels = OutputChannels(color);
-  const J_COLOR_SPACE space = color == OutputColor::kGray  ? JCS_GRAYSCALE
-                              : color == OutputColor::kBgr ? JCS_EXT_BGR
-                                                           : JCS_EXT_RGB;
+  const bool cmyk = info.components == 4;
+  const size_t channels = cmyk ? 4 : static_cast<size_t>(OutputChannels(color));
   const bool cropped_x = win.x != 0 || win.w != info.width;
   // jpeg_crop_scanline widens to iMCU boundaries (at most 32 columns each side) within the width.
-  std::vector<uint8_t> row(cropped_x ? static_cast<size_t>(info.width) * static_cast<size_t>(channels) : 0);
+  std::vector<uint8_t> row(cropped_x || cmyk ? static_cast<size_t>(info.width) * channels : 0);
   JpegError err;
   err.message[0] = '\0';
-  if (!DecodeJpeg(data, size, space, channels, win, out, row.data(), &err)) throw InvalidArgument(err.message);
+  if (!DecodeJpeg(data, size, color, cmyk, win, out, row.data(), &err)) throw InvalidArgument(err.message);
 }
 
 // ---------------------------------------------------------------- PNG
@@ -267,9 +283,14 @@ void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, Out
   switch (info.format) {
     case ImageFormat::kJpeg: return DecodeJpegOrThrow(data, size, info, color, window, out);
     case ImageFormat::kPng: return DecodePngOrThrow(data, size, info, color, window, out);
+    case ImageFormat::kTiff: return DecodeTiff(data, size, info, color, window, out);
+    case ImageFormat::kWebp: return DecodeWebp(data, size, info, color, window, out);
+    case ImageFormat::kPnm: return DecodePnm(data, size, info, color, window, out);
+    case ImageFormat::kBmp: return DecodeBmp(data, size, info, color, window, out);
+    case ImageFormat::kJpeg2000: return DecodeJpeg2000(data, size, info, color, window, out);
     case ImageFormat::kUnknown: break;
   }
-  throw InvalidArgument("not a JPEG or PNG (starts with " + LeadingBytesHex(data, size) + ")");
+  throw InvalidArgument(NotAnImage(data, size));
 }
 
 }  // namespace conveyor::ops

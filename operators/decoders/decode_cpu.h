@@ -32,13 +32,12 @@
 #include <string_view>
 
 #include "operators/common/crop_window.h"
+#include "operators/decoders/formats/format.h"
 #include "operators/decoders/image_info.h"
 
 namespace conveyor::ops {
 
-// decoders' `output_type` (DALI's names).
-enum class OutputColor { kRgb, kBgr, kGray };
-int OutputChannels(OutputColor color);  // 3, 3, 1
+// OutputColor and OutputChannels: formats/format.h.
 // "RGB", "BGR", "GRAY"; InvalidArgument on anything else (the schema's Choices reject it first).
 OutputColor ParseOutputColor(std::string_view name);
 

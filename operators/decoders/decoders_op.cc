@@ -140,11 +140,14 @@ class ImageDecoderOp : public Operator {
     samples_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       const ImageInfo& info = plan_.infos[i];
-      // nvJPEG has no arithmetic decoding: those JPEGs take the CPU path like PNGs; the decoder's
-      // router sends each image to its path from these facts (decode_route.h).
+      // nvJPEG has no arithmetic decoding, and CMYK/YCCK JPEGs are not given to it (its CMYK
+      // support differs by backend and ignores Adobe's inversion): those take the CPU path and are
+      // uploaded, like every other format; the decoder's router sends each image to its path from
+      // these facts (decode_route.h).
+      const bool nvjpeg = info.format == ImageFormat::kJpeg && !info.arithmetic && info.components != 4;
       samples_[i] = GpuDecodeSample{static_cast<const uint8_t*>(in.raw_sample(i)),
                                     static_cast<size_t>(in.shape(i).num_elements()),
-                                    info.format == ImageFormat::kJpeg && !info.arithmetic,
+                                    nvjpeg,
                                     info.height,
                                     info.width,
                                     plan_.windows[i],

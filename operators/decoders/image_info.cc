@@ -3,8 +3,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 
 #include "core/error.h"
+#include "operators/decoders/formats/bmp.h"
+#include "operators/decoders/formats/jpeg2000.h"
+#include "operators/decoders/formats/pnm.h"
+#include "operators/decoders/formats/tiff.h"
+#include "operators/decoders/formats/webp.h"
 
 namespace conveyor::ops {
 namespace {
@@ -84,6 +90,9 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
       throw InvalidArgument("malformed JPEG header: segment " + Hex(marker) + " has length " + std::to_string(length));
     }
     const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (marker == 0xEE && length >= 14 && pos + 14 <= size && std::memcmp(data + pos + 2, "Adobe", 5) == 0) {
+      info.adobe_transform = data[pos + 13];  // 0 RGB/CMYK, 1 YCbCr, 2 YCCK
+    }
     if (!sof) {
       pos += static_cast<size_t>(length);
       continue;
@@ -109,14 +118,12 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
     info.arithmetic = marker >= 0xC9;
     if (info.height == 0) throw InvalidArgument("unsupported JPEG: height defined by a DNL marker (0 in the frame header)");
     if (info.width == 0) throw InvalidArgument("malformed JPEG header: width 0");
-    if (info.components == 4) {
-      throw InvalidArgument("unsupported JPEG: 4 components (CMYK/YCCK); only grayscale and YCbCr/RGB are decoded");
-    }
-    if (info.components != 1 && info.components != 3) {
-      throw InvalidArgument("unsupported JPEG: " + std::to_string(info.components) + " components (1 or 3 expected)");
+    if (info.components != 1 && info.components != 3 && info.components != 4) {
+      throw InvalidArgument("unsupported JPEG: " + std::to_string(info.components) +
+                            " components (1, 3 or 4 (CMYK/YCCK) expected)");
     }
     if (length < 8 + 3 * info.components) throw InvalidArgument("truncated JPEG header: frame header (SOF) cut off");
-    int h[3] = {0, 0, 0}, v[3] = {0, 0, 0};
+    int h[4] = {0, 0, 0, 0}, v[4] = {0, 0, 0, 0};
     for (int c = 0; c < info.components; ++c) {
       h[c] = f[6 + 3 * c + 1] >> 4;
       v[c] = f[6 + 3 * c + 1] & 15;
@@ -194,11 +201,31 @@ std::string ChromaSubsamplingName(ChromaSubsampling s) {
   return "?";
 }
 
+const char* ImageFormatName(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::kJpeg: return "JPEG";
+    case ImageFormat::kPng: return "PNG";
+    case ImageFormat::kTiff: return "TIFF";
+    case ImageFormat::kWebp: return "WebP";
+    case ImageFormat::kPnm: return "PNM";
+    case ImageFormat::kBmp: return "BMP";
+    case ImageFormat::kJpeg2000: return "JPEG2000";
+    case ImageFormat::kUnknown: break;
+  }
+  return "unknown";
+}
+
 std::string ImageInfo::Describe() const {
-  std::string s = format == ImageFormat::kJpeg ? "JPEG " : format == ImageFormat::kPng ? "PNG " : "unknown ";
+  std::string s = std::string(ImageFormatName(format)) + " ";
   s += std::to_string(width) + "x" + std::to_string(height);
   if (format == ImageFormat::kJpeg) {
-    s += ", " + std::to_string(components) + " components, " + ChromaSubsamplingName(subsampling);
+    s += ", " + std::to_string(components) + " components, ";
+    if (components == 4) {
+      s += adobe_transform == 2 ? "YCCK" : "CMYK";
+      s += adobe_transform >= 0 ? " (Adobe, inverted)" : "";
+    } else {
+      s += ChromaSubsamplingName(subsampling);
+    }
     if (progressive) s += ", progressive";
     if (arithmetic) s += ", arithmetic";
   } else if (format == ImageFormat::kPng) {
@@ -206,13 +233,32 @@ std::string ImageInfo::Describe() const {
     s += std::string(", ") + (color_type >= 0 && color_type <= 6 ? kTypes[color_type] : "?") + ", " +
          std::to_string(bit_depth) + "-bit";
     if (interlaced) s += ", interlaced";
+  } else if (format != ImageFormat::kUnknown) {
+    s += ", " + std::to_string(components) + (components == 1 ? " component" : " components");
+    if (bit_depth > 0) s += ", " + std::to_string(bit_depth) + "-bit";
+    if (!detail.empty()) s += ", " + detail;
   }
   return s;
 }
 
 ImageFormat SniffFormat(const uint8_t* data, size_t size) {
-  if (size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF) return ImageFormat::kJpeg;
+  const auto starts = [&](std::initializer_list<uint8_t> magic) {
+    return size >= magic.size() && std::equal(magic.begin(), magic.end(), data);
+  };
+  if (starts({0xFF, 0xD8, 0xFF})) return ImageFormat::kJpeg;
   if (size >= 8 && std::memcmp(data, kPngSignature, 8) == 0) return ImageFormat::kPng;
+  if (starts({'I', 'I', 42, 0}) || starts({'M', 'M', 0, 42})) return ImageFormat::kTiff;
+  if (size >= 12 && std::memcmp(data, "RIFF", 4) == 0 && std::memcmp(data + 8, "WEBP", 4) == 0) return ImageFormat::kWebp;
+  // P1-P6 followed by whitespace (or a comment): the netpbm formats' magic numbers.
+  if (size >= 3 && data[0] == 'P' && data[1] >= '1' && data[1] <= '6' &&
+      (data[2] == ' ' || data[2] == '\t' || data[2] == '\n' || data[2] == '\r' || data[2] == '#')) {
+    return ImageFormat::kPnm;
+  }
+  if (starts({'B', 'M'}) && size >= 14) return ImageFormat::kBmp;
+  if (starts({0xFF, 0x4F, 0xFF, 0x51}) ||
+      starts({0x00, 0x00, 0x00, 0x0C, 'j', 'P', ' ', ' ', 0x0D, 0x0A, 0x87, 0x0A})) {
+    return ImageFormat::kJpeg2000;
+  }
   return ImageFormat::kUnknown;
 }
 
@@ -228,14 +274,25 @@ std::string LeadingBytesHex(const uint8_t* data, size_t size) {
 }
 
 ImageInfo ParseImageInfo(const uint8_t* data, size_t size) {
-  if (size == 0) throw InvalidArgument("empty input (0 bytes): expected an encoded JPEG or PNG");
+  if (size == 0) {
+    throw InvalidArgument("empty input (0 bytes): expected an encoded image (JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000)");
+  }
   switch (SniffFormat(data, size)) {
     case ImageFormat::kJpeg: return ParseJpeg(data, size);
     case ImageFormat::kPng: return ParsePng(data, size);
+    case ImageFormat::kTiff: return ParseTiffInfo(data, size);
+    case ImageFormat::kWebp: return ParseWebpInfo(data, size);
+    case ImageFormat::kPnm: return ParsePnmInfo(data, size);
+    case ImageFormat::kBmp: return ParseBmpInfo(data, size);
+    case ImageFormat::kJpeg2000: return ParseJpeg2000Info(data, size);
     case ImageFormat::kUnknown: break;
   }
-  throw InvalidArgument("not a JPEG or PNG (starts with " + LeadingBytesHex(data, size) + ", " + std::to_string(size) +
-                        " bytes)");
+  throw InvalidArgument(NotAnImage(data, size));
+}
+
+std::string NotAnImage(const uint8_t* data, size_t size) {
+  return "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with " +
+         LeadingBytesHex(data, size) + ", " + std::to_string(size) + " bytes)";
 }
 
 }  // namespace conveyor::ops

@@ -305,6 +305,17 @@ std::vector<uint8_t> BreakJpegMarker(const std::vector<uint8_t>& jpeg) {
   throw std::runtime_error("no DQT marker in the JPEG");
 }
 
+std::vector<uint8_t> ForgeJpegPrecision(const std::vector<uint8_t>& jpeg, int bits) {
+  std::vector<uint8_t> out = jpeg;
+  for (size_t i = 2; i + 4 < out.size(); ++i) {
+    if (out[i] == 0xFF && out[i + 1] >= 0xC0 && out[i + 1] <= 0xC2) {
+      out[i + 4] = static_cast<uint8_t>(bits);
+      return out;
+    }
+  }
+  throw std::runtime_error("no SOF marker in the JPEG");
+}
+
 std::vector<uint8_t> CorruptPngData(const std::vector<uint8_t>& png) {
   std::vector<uint8_t> out = png;
   for (size_t i = 8; i + 8 < out.size(); ++i) {
@@ -386,7 +397,7 @@ std::vector<TestFile> MakeTestSet() {
   broken("broken_jpeg_flipped_entropy.jpg", FlipEntropyBytes(base, 64));
   broken("broken_jpeg_marker_in_entropy.jpg", MarkerInEntropyData(base, 16));
   broken("broken_jpeg_bad_marker.jpg", BreakJpegMarker(base));
-  broken("broken_jpeg_cmyk.jpg", EncodeCmykJpeg(MakePhotoLike(16, 16, 4, 780), 90));
+  broken("broken_jpeg_12bit.jpg", ForgeJpegPrecision(base, 12));
   broken("broken_png_truncated.png", Truncate(png_rgb, 0.5));
   broken("broken_png_corrupt_idat.png", CorruptPngData(png_rgb));
   const std::string html = "<html><body>not an image</body></html>\n";

@@ -6,9 +6,10 @@
 // | set                | contents                                                               |
 // |--------------------|------------------------------------------------------------------------|
 // | MakeTestSet()      | JPEG baseline + progressive × 4:4:4/4:2:2/4:2:0/gray, odd sizes (1x1,  |
-// |                    | 17x9, 4000x3), CMYK; PNG gray 1/2/4/8/16-bit, gray+alpha, RGB, RGBA,    |
+// |                    | 17x9, 4000x3); PNG gray 1/2/4/8/16-bit, gray+alpha, RGB, RGBA,          |
 // |                    | 16-bit RGB, palette (+tRNS), Adam7; corrupt (entropy bytes flipped,     |
-// |                    | marker in the scan, bad marker, IDAT) and truncated files; not-an-image bytes            |
+// |                    | marker in the scan, bad marker, IDAT), truncated and 12-bit-claiming     |
+// |                    | files; not-an-image bytes (format_images.h: CMYK, TIFF, WebP, ...)      |
 // | MakePhotoJpeg(i)   | photo-like 500x375 q90 4:2:0 JPEG, ~40 KB (gradients, shapes, texture)  |
 #pragma once
 
@@ -65,6 +66,8 @@ std::vector<uint8_t> FlipEntropyBytes(const std::vector<uint8_t>& jpeg, int coun
 std::vector<uint8_t> MarkerInEntropyData(const std::vector<uint8_t>& jpeg, int count);
 // Replaces the first DQT marker (FF DB) with the reserved FF 02.
 std::vector<uint8_t> BreakJpegMarker(const std::vector<uint8_t>& jpeg);
+// Sets the frame header's sample precision to `bits` (12: an 8-bit file that claims 12-bit samples).
+std::vector<uint8_t> ForgeJpegPrecision(const std::vector<uint8_t>& jpeg, int bits);
 // Flips one byte inside the first IDAT chunk (zlib data and CRC no longer match).
 std::vector<uint8_t> CorruptPngData(const std::vector<uint8_t>& png);
 

@@ -139,10 +139,10 @@ TEST(DecodeCpu, Errors) {
   ExpectDecodeError("broken_jpeg_marker_in_entropy.jpg",
                     "corrupt JPEG data (libjpeg: Corrupt JPEG data: premature end of data segment)");
   ExpectDecodeError("broken_jpeg_bad_marker.jpg", "corrupt or unsupported JPEG (libjpeg: Unsupported marker type 0x02)");
-  ExpectDecodeError("broken_jpeg_cmyk.jpg", "unsupported JPEG: 4 components (CMYK/YCCK)");
+  ExpectDecodeError("broken_jpeg_12bit.jpg", "unsupported JPEG: 12-bit samples (8-bit expected)");
   ExpectDecodeError("broken_png_truncated.png", "truncated PNG data");
   ExpectDecodeError("broken_png_corrupt_idat.png", "corrupt or unsupported PNG (libpng: ");
-  ExpectDecodeError("broken_not_an_image.jpg", "not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)");
+  ExpectDecodeError("broken_not_an_image.jpg", "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D, 39 bytes)");
 }
 
 // No checksum in JPEG: flipped entropy bytes are caught only when they break the Huffman stream

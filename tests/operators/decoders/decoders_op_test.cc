@@ -146,7 +146,7 @@ TEST(DecodersImage, ErrorsNameTheNodeAndTheSample) {
   const auto good = bytes("jpeg_420_baseline_q95_101x75.jpg");
   const OpSpec spec = Decoder("decoders.image", "RGB");
   ExpectRunError(spec, EncodedBatch({good, good, bytes("broken_not_an_image.jpg")}),
-                 "op \"decoders.image\" (dec): sample 2 of 3: not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)");
+                 "op \"decoders.image\" (dec): sample 2 of 3: not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D, 39 bytes)");
   ExpectRunError(spec, EncodedBatch({good, bytes("broken_jpeg_truncated.jpg")}),
                  "op \"decoders.image\" (dec): sample 1 of 2: truncated JPEG data: the file ends after ");
   // Structure is checked in Setup (image_check.h); damage that keeps the structure is libjpeg's to find.
@@ -155,10 +155,10 @@ TEST(DecodersImage, ErrorsNameTheNodeAndTheSample) {
   ExpectRunError(spec, EncodedBatch({good, bytes("broken_jpeg_bad_marker.jpg")}),
                  "sample 1 of 2: corrupt JPEG data: FF 02 at offset ");
   ExpectRunError(spec, EncodedBatch({bytes("broken_png_truncated.png")}), "sample 0 of 1: truncated PNG data");
-  ExpectRunError(spec, EncodedBatch({bytes("broken_jpeg_cmyk.jpg")}),
-                 "sample 0 of 1: unsupported JPEG: 4 components (CMYK/YCCK)");
+  ExpectRunError(spec, EncodedBatch({bytes("broken_jpeg_12bit.jpg")}),
+                 "sample 0 of 1: unsupported JPEG: 12-bit samples (8-bit expected)");
   ExpectRunError(spec, EncodedBatch({good, {}}),
-                 "op \"decoders.image\" (dec): sample 1 of 2: empty input (0 bytes): expected an encoded JPEG or PNG");
+                 "op \"decoders.image\" (dec): sample 1 of 2: empty input (0 bytes): expected an encoded image (JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000)");
   // The lowest failing sample is reported, whichever thread parsed it first.
   ExpectRunError(spec, EncodedBatch({good, {}, {1, 2, 3}, {}}), "sample 1 of 4: empty input");
   ExpectRunError(Decoder("decoders.image_random_crop", "BGR"), EncodedBatch({good, bytes("broken_jpeg_truncated.jpg")}),

@@ -80,9 +80,9 @@ TEST(ImageCheck, AnyFlippedPngByteIsFound) {
 
 TEST(ImageCheck, BrokenJpegStructureIsFound) {
   EXPECT_THAT(Check(Bytes("broken_jpeg_bad_marker.jpg")), HasSubstr("corrupt JPEG data: FF 02 at offset "));
-  EXPECT_THAT(Check(Bytes("broken_not_an_image.jpg")), HasSubstr("not a JPEG or PNG (starts with 3C 68 74 6D"));
+  EXPECT_THAT(Check(Bytes("broken_not_an_image.jpg")), HasSubstr("not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D"));
   EXPECT_THAT(Check(Bytes("broken_jpeg_header_truncated.jpg")), HasSubstr("truncated JPEG header"));
-  EXPECT_THAT(Check(Bytes("broken_jpeg_cmyk.jpg")), HasSubstr("unsupported JPEG: 4 components"));
+  EXPECT_THAT(Check(Bytes("broken_jpeg_12bit.jpg")), HasSubstr("unsupported JPEG: 12-bit samples"));
   EXPECT_THAT(Check({}), HasSubstr("empty input"));
   // A segment whose length runs past the end, a length below 2, EOI before any scan.
   std::vector<uint8_t> jpeg = Bytes("jpeg_420_baseline_q95_101x75.jpg");

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "operators/common/image_formats.h"
 #include "operators/decoders/image_info.h"
+#include "tools/testimages/format_images.h"
 #include "tools/testimages/test_images.h"
 
 namespace conveyor::ops {
@@ -78,10 +79,10 @@ size_t SofOffset(const std::vector<uint8_t>& jpeg) {
 }
 
 TEST(ImageInfo, Errors) {
-  ExpectError({}, "empty input (0 bytes): expected an encoded JPEG or PNG");
+  ExpectError({}, "empty input (0 bytes): expected an encoded image (JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000)");
   const std::string html = "<html>";
-  ExpectError(std::vector<uint8_t>(html.begin(), html.end()), "not a JPEG or PNG (starts with 3C 68 74 6D, 6 bytes)");
-  ExpectError({0xFF}, "not a JPEG or PNG (starts with FF, 1 bytes)");
+  ExpectError(std::vector<uint8_t>(html.begin(), html.end()), "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D, 6 bytes)");
+  ExpectError({0xFF}, "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with FF, 1 bytes)");
 
   const auto jpeg = testimages::EncodeJpeg(testimages::MakePhotoLike(20, 30, 3, 3), Subsampling::k420, 90, false);
   const size_t sof = SofOffset(jpeg);
@@ -103,8 +104,9 @@ TEST(ImageInfo, Errors) {
   bad = jpeg;
   bad[sof + 11] = 0x51;  // component 0's sampling factors 5x1
   ExpectError(bad, "malformed JPEG header: component 0 sampling factors 5x1");
-  const auto cmyk = testimages::EncodeCmykJpeg(testimages::MakePhotoLike(8, 8, 4, 4), 90);
-  ExpectError(cmyk, "unsupported JPEG: 4 components (CMYK/YCCK)");
+  bad = jpeg;
+  bad[sof + 9] = 2;  // 2 components
+  ExpectError(bad, "unsupported JPEG: 2 components (1, 3 or 4 (CMYK/YCCK) expected)");
   const std::vector<uint8_t> scan_first = {0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02};
   ExpectError(scan_first, "malformed JPEG header: a scan before the frame header (SOF)");
 
@@ -168,6 +170,10 @@ TEST(ImageInfo, EveryFormatTheReadersServeIsParsed) {
     const std::string d = ParseImageInfo(f.bytes.data(), f.bytes.size()).Describe();
     ++parsed[d.substr(0, d.find(' '))];
   }
+  for (const testimages::FormatFile& f : testimages::MakeFormatTestSet()) {
+    ++parsed[ImageFormatName(ParseImageInfo(f.bytes.data(), f.bytes.size()).format)];
+  }
+  EXPECT_EQ(parsed.size(), DecodableImageFormats().size()) << "a parsed format that readers.file does not serve";
   for (const ImageFormatFiles& f : DecodableImageFormats()) EXPECT_GT(parsed[f.format], 0) << f.format;
 }
 

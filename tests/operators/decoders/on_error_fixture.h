@@ -45,7 +45,7 @@ inline std::string ReasonOf(Damage d) {
     case Damage::kTruncatedPng:
       return "truncated PNG data: the file ends after ";
     case Damage::kNotAnImage:
-      return "not a JPEG or PNG (starts with 3C 68 74 6D";
+      return "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D";
     case Damage::kMarkerInEntropy:
       return "corrupt JPEG data (libjpeg: Corrupt JPEG data: ";
   }

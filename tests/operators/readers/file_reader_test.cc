@@ -175,11 +175,13 @@ TEST(FileReader, FiltersSkipOtherFiles) {
 }
 
 // The default file_filters are exactly the decoders' formats (operators/common/image_formats.h):
-// JPEG and PNG under any case of their usual names; formats no decoder takes yet are not served.
+// every format they take under any case of its usual names; formats no decoder takes are not served.
 TEST(FileReader, DefaultFiltersServeWhatTheDecodersTake) {
   const std::string dir = testing::FreshTempDir("default_filters");
-  const std::vector<std::string> served = {"a.jpg", "b.JPEG", "c.jpe", "d.jfif", "e.png", "f.PNG"};
-  const std::vector<std::string> left = {"g.bmp", "h.tif", "i.tiff", "j.webp", "k.pnm", "l.ppm", "m.jp2", "n.txt"};
+  const std::vector<std::string> served = {"a.jpg", "b.JPEG", "c.jpe", "d.jfif", "e.png", "f.PNG", "g.bmp", "h.tif",
+                                           "i.TIFF", "j.webp", "k.pnm", "l.ppm", "m.pgm", "n.pbm", "o.jp2", "p.J2K",
+                                           "q.dib", "r.j2c", "s.jpc"};
+  const std::vector<std::string> left = {"t.txt", "u.gif", "v.heic", "w.avif", "x.jxl", "y.psd", "z.pam"};
   for (const auto& name : served) testing::WriteFile(dir + "/cls/" + name, {1});
   for (const auto& name : left) testing::WriteFile(dir + "/cls/" + name, {1});
   OpHarness h(Reader().SetArg("file_root", dir), Device::kCpu, 1);

@@ -227,7 +227,7 @@ TEST(DecodePipelineGpu, CorruptFileFailsItsIterationNamingNodeAndSample) {
                                  ": node \"dec\" (op \"decoders.image\")"));
     EXPECT_THAT(error, HasSubstr("op \"decoders.image\" (dec): sample " + std::to_string(bad_sample) + " of " +
                                  std::to_string(kB) + " (file \"" + root + "/dogs/img05b.jpg\", reader index "));
-    EXPECT_THAT(error, HasSubstr("): not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)"));
+    EXPECT_THAT(error, HasSubstr("): not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D, 39 bytes)"));
   }
 }
 

@@ -218,9 +218,9 @@ TEST(DecodersImageGpu, ErrorsNameTheNodeAndTheSample) {
         ::testing::ThrowsMessage<InvalidArgument>(HasSubstr(message)));
   };
   expect_error("decoders.image", {good, good, {"html", set.at("broken_not_an_image.jpg")}},
-               "op \"decoders.image\" (dec): sample 2 of 3: not a JPEG or PNG (starts with 3C 68 74 6D, 39 bytes)");
-  expect_error("decoders.image", {{"cmyk", set.at("broken_jpeg_cmyk.jpg")}, good},
-               "op \"decoders.image\" (dec): sample 0 of 2: unsupported JPEG: 4 components (CMYK/YCCK)");
+               "op \"decoders.image\" (dec): sample 2 of 3: not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D, 39 bytes)");
+  expect_error("decoders.image", {{"12bit", set.at("broken_jpeg_12bit.jpg")}, good},
+               "op \"decoders.image\" (dec): sample 0 of 2: unsupported JPEG: 12-bit samples (8-bit expected)");
   expect_error("decoders.image_random_crop", {good, {"empty", {}}},
                "op \"decoders.image_random_crop\" (dec): sample 1 of 2: empty input (0 bytes)");
   expect_error("decoders.image", {good, {"header", set.at("broken_jpeg_header_truncated.jpg")}},

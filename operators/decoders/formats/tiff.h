@@ -1,0 +1,33 @@
+// TIFF through libtiff (libtiff-dev), read from memory (TIFFClientOpenExt with per-handle error
+// handlers, so decoding is thread-safe and libtiff's messages end up in our errors).
+//
+// | accepted                                          | rejected (InvalidArgument)                 |
+// |---------------------------------------------------|--------------------------------------------|
+// | what TIFFRGBAImage takes: 1/2/4/8/16-bit gray     | what TIFFRGBAImageOK refuses (32-bit or     |
+// | (min-is-black/white), RGB, RGBA, palette, CMYK,   | float samples, odd photometrics):           |
+// | YCbCr; strips or tiles, contiguous or planar;     | "unsupported TIFF: <libtiff's reason>";     |
+// | compressions none, LZW, deflate, PackBits, JPEG   | a compression libtiff was built without;    |
+// | (whatever this libtiff has); the first page of a  | uncompressed strips the file cannot hold;   |
+// | multi-page file                                   | more than kMaxImagePixels                   |
+//
+// Decoding: TIFFRGBAImageGet with the window's row and column offsets, so only the strips or tiles
+// that hold the window are read and decompressed. 16-bit samples become round(v * 255 / 65535)
+// (libtiff's table, as PNG's png_set_scale_16); alpha is dropped; CMYK is libtiff's conversion,
+// (255 - C)(255 - K) / 255 truncated (within 1 of format.h's rounded one).
+// The Orientation tag is not applied (samples as stored, top row first).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "operators/common/crop_window.h"
+#include "operators/decoders/formats/format.h"
+#include "operators/decoders/image_info.h"
+
+namespace conveyor::ops {
+
+ImageInfo ParseTiffInfo(const uint8_t* data, size_t size);
+void DecodeTiff(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
+                uint8_t* out);
+
+}  // namespace conveyor::ops

@@ -1,0 +1,79 @@
+#include "operators/decoders/formats/webp.h"
+
+#include <webp/decode.h>
+
+#include <string>
+#include <vector>
+
+namespace conveyor::ops {
+namespace {
+
+const char* StatusName(VP8StatusCode status) {
+  switch (status) {
+    case VP8_STATUS_OK: return "ok";
+    case VP8_STATUS_OUT_OF_MEMORY: return "out of memory";
+    case VP8_STATUS_INVALID_PARAM: return "invalid parameter";
+    case VP8_STATUS_BITSTREAM_ERROR: return "bitstream error";
+    case VP8_STATUS_UNSUPPORTED_FEATURE: return "unsupported feature";
+    case VP8_STATUS_SUSPENDED: return "suspended";
+    case VP8_STATUS_USER_ABORT: return "aborted";
+    case VP8_STATUS_NOT_ENOUGH_DATA: return "not enough data";
+  }
+  return "unknown status";
+}
+
+}  // namespace
+
+ImageInfo ParseWebpInfo(const uint8_t* data, size_t size) {
+  WebPBitstreamFeatures features;
+  const VP8StatusCode status = WebPGetFeatures(data, size, &features);
+  if (status == VP8_STATUS_NOT_ENOUGH_DATA) {
+    throw InvalidArgument("truncated WebP header: " + std::to_string(size) + " bytes (libwebp: not enough data)");
+  }
+  if (status != VP8_STATUS_OK) {
+    throw InvalidArgument(std::string("malformed WebP header (libwebp: ") + StatusName(status) + ")");
+  }
+  if (features.has_animation) throw InvalidArgument("unsupported WebP: animated (only still images are decoded)");
+  CheckDeclaredSize("WebP", static_cast<uint64_t>(features.width), static_cast<uint64_t>(features.height));
+  ImageInfo info;
+  info.format = ImageFormat::kWebp;
+  info.width = features.width;
+  info.height = features.height;
+  info.components = features.has_alpha ? 4 : 3;
+  info.detail = features.format == 2 ? "lossless" : features.format == 1 ? "lossy" : "mixed";
+  if (features.has_alpha) info.detail += ", alpha";
+  return info;
+}
+
+void DecodeWebp(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
+                uint8_t* out) {
+  const bool whole = window.x == 0 && window.y == 0 && window.w == info.width && window.h == info.height;
+  const bool direct = whole && color != OutputColor::kGray;  // straight into the output
+  const size_t stride = static_cast<size_t>(info.width) * 3;
+  std::vector<uint8_t> scratch(direct ? 0 : stride * static_cast<size_t>(info.height));
+  WebPDecoderConfig config;
+  if (!WebPInitDecoderConfig(&config)) throw InvalidArgument("libwebp: version mismatch");
+  config.output.colorspace = color == OutputColor::kBgr ? MODE_BGR : MODE_RGB;
+  config.output.is_external_memory = 1;
+  config.output.u.RGBA.rgba = direct ? out : scratch.data();
+  config.output.u.RGBA.stride = static_cast<int>(stride);
+  config.output.u.RGBA.size = stride * static_cast<size_t>(info.height);
+  const VP8StatusCode status = WebPDecode(data, size, &config);
+  WebPFreeDecBuffer(&config.output);  // external memory: frees nothing of ours
+  if (status == VP8_STATUS_NOT_ENOUGH_DATA) {
+    throw InvalidArgument("truncated WebP data (libwebp: not enough data in " + std::to_string(size) + " bytes)");
+  }
+  if (status != VP8_STATUS_OK) {
+    throw InvalidArgument(std::string("corrupt or unsupported WebP (libwebp: ") + StatusName(status) + ")");
+  }
+  if (direct) return;
+  const int channels = OutputChannels(color);
+  for (int64_t r = 0; r < window.h; ++r) {
+    const uint8_t* src = scratch.data() + static_cast<size_t>(window.y + r) * stride + static_cast<size_t>(window.x) * 3;
+    uint8_t* dst = out + static_cast<size_t>(r) * static_cast<size_t>(window.w) * channels;
+    // The scratch is already in the output's channel order (BGR when asked), so copy it as RGB.
+    ConvertRow(src, 3, window.w, color == OutputColor::kGray ? OutputColor::kGray : OutputColor::kRgb, dst);
+  }
+}
+
+}  // namespace conveyor::ops

@@ -1,0 +1,27 @@
+// WebP through libwebp (libwebp-dev): lossy (VP8), lossless (VP8L) and extended (VP8X) files with
+// or without alpha.
+//
+// | accepted                                        | rejected (InvalidArgument)                    |
+// |-------------------------------------------------|-----------------------------------------------|
+// | still images, lossy or lossless, alpha or not   | animations ("unsupported WebP: animated"),     |
+// | (alpha dropped, like PNG's)                     | headers libwebp refuses, truncated data       |
+//
+// WebP's own limit is 16383x16383, below kMaxImagePixels. Windows: the whole image is decoded and
+// the window copied out (libwebp's cropping snaps to even coordinates and re-runs the upsampler
+// at the edges, so its pixels would differ from a full decode's).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "operators/common/crop_window.h"
+#include "operators/decoders/formats/format.h"
+#include "operators/decoders/image_info.h"
+
+namespace conveyor::ops {
+
+ImageInfo ParseWebpInfo(const uint8_t* data, size_t size);
+void DecodeWebp(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
+                uint8_t* out);
+
+}  // namespace conveyor::ops
