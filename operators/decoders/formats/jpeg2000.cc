@@ -146,7 +146,7 @@ class Decoder {
   [[noreturn]] void Fail(const char* fallback) const {
     const std::string& e = source_.error;
     const bool truncated = e.find("too short") != std::string::npos || e.find("truncated") != std::string::npos ||
-                           e.find("end of") != std::string::npos;
+                           e.find("end of") != std::string::npos || e.find("with stream length") != std::string::npos;
     throw InvalidArgument(std::string(truncated ? "truncated JPEG 2000 data" : "corrupt or unsupported JPEG 2000") +
                           " (OpenJPEG: " + (e.empty() ? fallback : e) + ")");
   }
