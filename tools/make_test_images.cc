@@ -2,7 +2,7 @@
 // make_test_images OUTDIR --dataset NAME --count N
 //
 // Without --photos: writes the decoder test set (tools/testimages/test_images.h: every JPEG and
-// PNG variant, broken files) into OUTDIR. With --photos N: writes N photo-like JPEGs
+// PNG variant, broken files; format_images.h: CMYK JPEG, TIFF, WebP, PNM, BMP, JPEG 2000) into OUTDIR. With --photos N: writes N photo-like JPEGs
 // photo_00000.jpg ... for the decode benchmarks and prints their mean size. With --dataset NAME
 // --count N: writes benchmark set NAME (tools/testimages/dataset_mix.h: uniform, varied, the
 // one-property varied_* variants, realistic) as img_00000.jpg ... (all named .jpg, the PNG too),
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "tools/testimages/dataset_mix.h"
+#include "tools/testimages/format_images.h"
 #include "tools/testimages/test_images.h"
 
 namespace {
@@ -177,7 +178,9 @@ int main(int argc, char** argv) {
     } else {
       const auto files = MakeTestSet();
       for (const TestFile& f : files) WriteFile(dir + "/" + f.name, f.bytes);
-      std::printf("%zu test images in %s\n", files.size(), dir.c_str());
+      const auto formats = MakeFormatTestSet();  // CMYK JPEG, TIFF, WebP, PNM, BMP, JPEG 2000
+      for (const FormatFile& f : formats) WriteFile(dir + "/" + f.name, f.bytes);
+      std::printf("%zu test images in %s\n", files.size() + formats.size(), dir.c_str());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_test_images: %s\n", e.what());

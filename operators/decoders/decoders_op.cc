@@ -140,8 +140,8 @@ class ImageDecoderOp : public Operator {
     samples_.resize(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
       const ImageInfo& info = plan_.infos[i];
-      // nvJPEG has no arithmetic decoding, and CMYK/YCCK JPEGs are not given to it (its CMYK
-      // support differs by backend and ignores Adobe's inversion): those take the CPU path and are
+      // nvJPEG has no arithmetic decoding, and CMYK/YCCK JPEGs are not given to it (so both
+      // backends convert them with one formula, decode_cpu.h's): those take the CPU path and are
       // uploaded, like every other format; the decoder's router sends each image to its path from
       // these facts (decode_route.h).
       const bool nvjpeg = info.format == ImageFormat::kJpeg && !info.arithmetic && info.components != 4;

@@ -5,13 +5,15 @@
 //
 // | format | checked                                                | found                              |
 // |--------|--------------------------------------------------------|------------------------------------|
-// | both   | the header (ParseImageInfo)                            | empty, not an image, unsupported,  |
+// | all    | the header (ParseImageInfo)                            | empty, not an image, unsupported,  |
 // |        |                                                        | truncated/malformed header         |
 // | JPEG   | every marker segment up to EOI (FF D9); scan data is   | truncation anywhere (no EOI),      |
 // |        | walked byte-stuffing-aware (FF 00, RSTn, fill bytes)   | segments cut off, markers that are |
 // |        |                                                        | not JPEG markers, no scan          |
 // | PNG    | every chunk up to IEND: lengths and CRC-32             | truncation anywhere, any changed   |
 // |        |                                                        | byte (CRC), no IDAT                |
+// | others | the header only (TIFF, WebP, PNM, BMP, JPEG 2000: the  | what their header reads find; data |
+// |        | sizes against the file where a bound exists)           | damage is found by the decode      |
 //
 // Not found: JPEG entropy-coded data damaged in a way that keeps its structure (JPEG has no
 // checksum); the decoder finds some of it (libjpeg's corrupt-data warnings are errors), the rest

@@ -8,12 +8,15 @@
 // | YCbCr; strips or tiles, contiguous or planar;     | "unsupported TIFF: <libtiff's reason>";     |
 // | compressions none, LZW, deflate, PackBits, JPEG   | a compression libtiff was built without;    |
 // | (whatever this libtiff has); the first page of a  | uncompressed strips the file cannot hold;   |
-// | multi-page file                                   | more than kMaxImagePixels                   |
+// | multi-page file                                   | more than kMaxImagePixels; tiled 16-bit     |
+// |                                                   | gray or gray+alpha with partial tiles       |
 //
-// Decoding: TIFFRGBAImageGet with the window's row and column offsets, so only the strips or tiles
-// that hold the window are read and decompressed. 16-bit samples become round(v * 255 / 65535)
-// (libtiff's table, as PNG's png_set_scale_16); alpha is dropped; CMYK is libtiff's conversion,
-// (255 - C)(255 - K) / 255 truncated (within 1 of format.h's rounded one).
+// Decoding: TIFFRGBAImageGet from the window's first row for its height, so only the strips or
+// tiles holding the window's rows are read and decompressed (full-width rows: TIFFRGBAImage's
+// column offset is wrong for 1-bit, 16-bit and planar layouts). 16-bit colour samples become
+// round(v * 255 / 65535) (libtiff's table, as PNG's png_set_scale_16), 16-bit gray ones v >> 8
+// (libtiff's gray map); alpha is dropped (colour as stored, never premultiplied); CMYK is
+// libtiff's conversion, (255 - C)(255 - K) / 255 truncated (within 1 of format.h's rounded one).
 // The Orientation tag is not applied (samples as stored, top row first).
 #pragma once
 
