@@ -20,6 +20,7 @@
 #include "tests/operators/decoders/gpu/gpu_cpu_compare.h"
 #include "tests/util/gpu_test.h"
 #include "tests/util/test_kernels.h"
+#include "tools/testimages/format_images.h"
 #include "tools/testimages/test_images.h"
 
 namespace conveyor::testing {
@@ -176,6 +177,54 @@ TEST(DecodersImageRandomCropGpu, SameWindowsAsTheCpuAndPixelsWithinTolerance) {
       if (it == 0) first_shapes = got.shapes();
       if (it > 0) {
         EXPECT_NE(got.shapes(), first_shapes) << "windows must change between iterations";
+      }
+    }
+  }
+}
+
+// Every format the decoders take beside JPEG (TIFF, WebP, PNM, BMP, JPEG 2000, and CMYK JPEG) takes
+// the GPU backend's CPU path (decode, upload), mixed with photos the GPU decodes: byte for byte the
+// CPU backend's pixels, whole and in random-crop windows, for RGB and GRAY.
+TEST(DecodersImageGpu, EveryOtherFormatGivesTheCpuBackendsPixels) {
+  CONVEYOR_REQUIRE_GPU();
+  std::vector<Encoded> files;
+  std::vector<bool> exact;  // the formats' files: byte-exact; the photos: within tolerance
+  for (testimages::FormatFile& f : testimages::MakeFormatTestSet()) {
+    files.push_back({f.name, std::move(f.bytes)});
+    exact.push_back(true);
+  }
+  for (Encoded& f : RandomPhotos(6)) {
+    files.push_back(std::move(f));
+    exact.push_back(false);
+  }
+  const TensorListCPU batch = Batch(files);
+  for (const char* op : {"decoders.image", "decoders.image_random_crop"}) {
+    for (const char* color : {"RGB", "GRAY"}) {
+      const OpSpec spec = Decoder(op, color);
+      cuda::Stream stream = cuda::Stream::Create();
+      OpHarness gpu(spec, Device::kGpu);
+      gpu.set_num_threads(4);
+      gpu.SetInput(0, batch);
+      for (int64_t it = 0; it < 2; ++it) {
+        const std::string what = std::string(op) + " " + color + " iteration " + std::to_string(it);
+        gpu.set_iteration(it);
+        gpu.Run(stream.view());
+        const TensorListCPU got = gpu.OutputToHost(0);
+        const TensorListCPU want = RunCpu(spec, batch, it);
+        ASSERT_EQ(got.shapes(), want.shapes()) << what;
+        for (int i = 0; i < got.num_samples(); ++i) {
+          const size_t bytes = static_cast<size_t>(got.shape(i).num_elements());
+          const auto* g = static_cast<const uint8_t*>(got.raw_sample(i));
+          const auto* w = static_cast<const uint8_t*>(want.raw_sample(i));
+          if (exact[static_cast<size_t>(i)]) {
+            EXPECT_TRUE(std::equal(g, g + bytes, w)) << what << " " << files[static_cast<size_t>(i)].name;
+          } else {
+            ExpectDecodedClose(got, want, i,
+                               ToleranceFor(batch, i, std::string(color) == "GRAY",
+                                            std::string(op) == "decoders.image_random_crop"),
+                               what + " " + files[static_cast<size_t>(i)].name);
+          }
+        }
       }
     }
   }
