@@ -132,6 +132,9 @@ TEST(DatasetMix, RealisticSharesAt4096) {
   EXPECT_NEAR(Share(specs, [](const FileSpec& s) { return s.progressive; }), 0.06, 0.015);
   EXPECT_NEAR(Share(specs, IsLarge), 0.01, 0.005);
   EXPECT_EQ(std::count_if(specs.begin(), specs.end(), [](const FileSpec& s) { return s.format == FileFormat::kPng; }), 1);
+  EXPECT_EQ(
+      std::count_if(specs.begin(), specs.end(), [](const FileSpec& s) { return s.format == FileFormat::kCmykJpeg; }),
+      1);
   // Progressive comes with every subsampling, not only 4:2:0.
   EXPECT_GT(Share(specs, [](const FileSpec& s) { return s.progressive && s.subsampling != Subsampling::k420; }), 0.0);
   for (const FileSpec& s : specs) {
@@ -173,6 +176,35 @@ TEST(DatasetMix, OnePngPer4096) {
   EXPECT_EQ(pngs(512), 1);
   EXPECT_EQ(pngs(8192), 2);
   EXPECT_EQ(pngs(12288), 3);
+}
+
+// One CMYK JPEG per 4,096 like the PNG, never on the PNG's file; a real CMYK (or YCCK) JPEG at the
+// spec's size, as TurboJPEG reads its header.
+TEST(DatasetMix, OneCmykJpegPer4096) {
+  for (int count : {63, 64, 512, 4096, 8192}) {
+    const auto specs = Specs("realistic", count);
+    int cmyk = 0, png = 0;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      const FileSpec& s = specs[i];
+      png += s.format == FileFormat::kPng;
+      if (s.format != FileFormat::kCmykJpeg) continue;
+      ++cmyk;
+      EXPECT_LT(s.long_side(), 3000);
+      EXPECT_FALSE(s.progressive);
+      if (count == 64) {
+        const std::vector<uint8_t> bytes = EncodeDatasetFile(s, static_cast<int>(i));
+        tjhandle tj = tjInitDecompress();
+        int w = 0, h = 0, sub = 0, space = -1;
+        ASSERT_EQ(tjDecompressHeader3(tj, bytes.data(), bytes.size(), &w, &h, &sub, &space), 0);
+        tjDestroy(tj);
+        EXPECT_TRUE(space == TJCS_CMYK || space == TJCS_YCCK) << space;
+        EXPECT_EQ(h, s.height);
+        EXPECT_EQ(w, s.width);
+      }
+    }
+    EXPECT_EQ(cmyk, count < 64 ? 0 : std::max(1, count / 4096)) << count;
+    EXPECT_EQ(cmyk, png) << count;
+  }
 }
 
 TEST(DatasetMix, VariantsChangeExactlyFivePercentOfVaried) {

@@ -1,5 +1,7 @@
 #include "tools/testimages/dataset_mix.h"
 
+#include "tools/testimages/format_images.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -89,11 +91,11 @@ constexpr double kProgressiveShare = 0.06;  // web-optimised exports (Photoshop 
 constexpr int kFilesPerPng = 4096;          // ImageNet: 1 PNG (named .JPEG) in 1.28 M; here 1 per 4,096
 constexpr int kMinCountForPng = 64;         // ... and at least one in any set of >= 64 files
 constexpr double kVariantShare = 0.05;      // the one-property variants change exactly round(5%)
-// CMYK JPEGs (ImageNet has 22, ~1.7e-5 of the files): kept at 0 until the decoders take them (a
-// separate issue). To add them: a FileFormat for them, EncodeCmykJpeg in EncodeDatasetFile, a
-// draw with its own Draw salt (so no other file changes), then this share.
-constexpr double kCmykShare = 0.0;
-static_assert(kCmykShare == 0.0, "wire CMYK JPEGs into FileSpec and EncodeDatasetFile before raising kCmykShare");
+// CMYK JPEGs (ImageNet has 22 in 1.28 M, Adobe-inverted as Photoshop writes them): like the PNG, 1
+// per 4,096 and at least one in any set of >= 64 files, on the evenly spaced files half a spacing
+// away from the PNGs' (so the two never fall on one file and no other file changes).
+constexpr int kFilesPerCmyk = 4096;
+constexpr int kMinCountForCmyk = 64;
 
 template <class Row, size_t N>
 constexpr bool SumsToOne(const Row (&rows)[N]) {
@@ -212,7 +214,9 @@ std::string Percent(int n, int total) {
 
 }  // namespace
 
-const char* FileFormatName(FileFormat f) { return f == FileFormat::kPng ? "png" : "jpeg"; }
+const char* FileFormatName(FileFormat f) {
+  return f == FileFormat::kPng ? "png" : f == FileFormat::kCmykJpeg ? "cmyk_jpeg" : "jpeg";
+}
 
 const std::vector<std::string>& DatasetNames() {
   static const std::vector<std::string> names = [] {
@@ -261,6 +265,13 @@ FileSpec DatasetFileSpec(const std::string& name, int index, int count) {
         s.subsampling = Subsampling::k444;
         s.quality = 0;
       }
+      const int cmyks = count >= kMinCountForCmyk ? std::max(1, ExactShareCount(1.0 / kFilesPerCmyk, count)) : 0;
+      if (cmyks > 0 && InEvenSubset((index + count / (2 * cmyks)) % count, cmyks, count)) {
+        s = VariedSpec(index, /*allow_large=*/false);
+        s.format = FileFormat::kCmykJpeg;
+        s.subsampling = Subsampling::k444;  // Photoshop's CMYK: full-resolution channels
+        s.quality = DrawQuality(index);
+      }
       break;
     }
   }
@@ -271,6 +282,17 @@ std::vector<uint8_t> EncodeDatasetFile(const FileSpec& spec, int index) {
   if (spec.width < 1 || spec.height < 1) throw std::invalid_argument("EncodeDatasetFile: empty image");
   Image8 img = MakePhotoLike(spec.height, spec.width, 3, kUniformNoiseSeedBase + static_cast<uint64_t>(index), spec.noise);
   if (spec.format == FileFormat::kJpeg) return EncodeJpeg(img, spec.subsampling, spec.quality, spec.progressive);
+  if (spec.format == FileFormat::kCmykJpeg) {  // ink = 255 - RGB, the grey share moved to K
+    Image8 cmyk{img.height, img.width, 4, {}};
+    cmyk.pixels.resize(static_cast<size_t>(img.height) * static_cast<size_t>(img.width) * 4);
+    for (size_t p = 0; p < static_cast<size_t>(img.height) * static_cast<size_t>(img.width); ++p) {
+      const int c = 255 - img.pixels[p * 3], m = 255 - img.pixels[p * 3 + 1], y = 255 - img.pixels[p * 3 + 2];
+      const int k = std::min({c, m, y});
+      const int ink[4] = {c - k, m - k, y - k, k};
+      for (int ch = 0; ch < 4; ++ch) cmyk.pixels[p * 4 + static_cast<size_t>(ch)] = static_cast<uint8_t>(ink[ch]);
+    }
+    return EncodeCmykJpegLibjpeg(cmyk, spec.quality, /*adobe_marker=*/true);
+  }
   PngSource png;
   png.height = spec.height;
   png.width = spec.width;
@@ -290,7 +312,7 @@ std::string ManifestLine(const std::string& file_name, const FileSpec& s, size_t
 
 std::string DatasetSummary(const std::string& name, const std::vector<FileSpec>& specs, const std::vector<size_t>& bytes) {
   const int n = static_cast<int>(specs.size());
-  int s420 = 0, s422 = 0, s444 = 0, gray = 0, progressive = 0, large = 0, png = 0;
+  int s420 = 0, s422 = 0, s444 = 0, gray = 0, progressive = 0, large = 0, png = 0, cmyk = 0;
   double total = 0;
   std::vector<int> long_sides;
   for (int i = 0; i < n; ++i) {
@@ -298,8 +320,9 @@ std::string DatasetSummary(const std::string& name, const std::vector<FileSpec>&
     total += i < static_cast<int>(bytes.size()) ? static_cast<double>(bytes[static_cast<size_t>(i)]) : 0.0;
     long_sides.push_back(s.long_side());
     large += s.long_side() >= kLargeLongSide;
-    if (s.format == FileFormat::kPng) {
-      ++png;
+    if (s.format != FileFormat::kJpeg) {
+      png += s.format == FileFormat::kPng;
+      cmyk += s.format == FileFormat::kCmykJpeg;
       continue;
     }
     progressive += s.progressive;
@@ -319,7 +342,8 @@ std::string DatasetSummary(const std::string& name, const std::vector<FileSpec>&
   out += "JPEG 4:2:0 " + Percent(s420, n) + ", 4:2:2 " + Percent(s422, n) + ", 4:4:4 " + Percent(s444, n) +
          ", gray " + Percent(gray, n) + ", progressive " + Percent(progressive, n) + " (" + std::to_string(progressive) +
          "), large (long side >= 3000) " + Percent(large, n) + " (" + std::to_string(large) + "), png " +
-         Percent(png, n) + " (" + std::to_string(png) + ")";
+         Percent(png, n) + " (" + std::to_string(png) + "), CMYK JPEG " + Percent(cmyk, n) + " (" +
+         std::to_string(cmyk) + ")";
   std::snprintf(buf, sizeof(buf), "; long side p5/p50/p95 %d/%d/%d px.", pct(0.05), pct(0.50), pct(0.95));
   return out + buf;
 }

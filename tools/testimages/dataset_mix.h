@@ -14,7 +14,8 @@
 // | varied_gray         | varied, exactly round(5% of N) files baseline grayscale                 |
 // | varied_large        | varied, exactly round(5% of N) files with a long side of 3000-4500 px   |
 // | varied_quality      | varied, every file's quality drawn from 70..98 (realistic's draw)       |
-// | realistic           | every property drawn per file (the mix), one PNG per 4,096 files        |
+// | realistic           | every property drawn per file (the mix), one PNG and one CMYK JPEG per  |
+// |                     | 4,096 files                                                             |
 //
 // Every property of file i is drawn from its own hash of i (never from the set name), so a variant
 // is `varied` with one property changed on the same files: file i of varied_444 is file i of
@@ -33,8 +34,8 @@
 
 namespace conveyor::testimages {
 
-enum class FileFormat { kJpeg, kPng };
-const char* FileFormatName(FileFormat f);  // "jpeg", "png"
+enum class FileFormat { kJpeg, kPng, kCmykJpeg };
+const char* FileFormatName(FileFormat f);  // "jpeg", "png", "cmyk_jpeg"
 
 struct FileSpec {
   FileFormat format = FileFormat::kJpeg;
