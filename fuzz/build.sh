@@ -68,7 +68,7 @@ for t in "${targets[@]}"; do
   echo "  LINK $t"
   $CXX "${FLAGS[@]}" "${SAN[@]}" -fsanitize=fuzzer "fuzz/$t.cc" "${objs[@]}" \
       -Wl,--start-group "${archives[@]}" -Wl,--end-group \
-      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lopenjp2 -lnetpbm -lstb -ldl -lrt -lpthread \
+      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -ldl -lrt -lpthread \
       -o "$OUT/$t"
 done
 echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"

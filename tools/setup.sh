@@ -10,6 +10,7 @@ PACKAGES=(
   libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev   # image decoding: JPEG, PNG
   libtiff-dev libwebp-dev libopenjp2-7-dev           #   TIFF, WebP, JPEG 2000
   libnetpbm-dev libstb-dev                           #   PNM (libnetpbm), BMP (stb_image)
+  libexif-dev                                        #   EXIF orientation (adjust_orientation)
   libcli11-dev                                       # the conveyor CLI's argument parsing
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )

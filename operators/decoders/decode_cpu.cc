@@ -20,6 +20,7 @@
 #include "operators/decoders/formats/pnm.h"
 #include "operators/decoders/formats/tiff.h"
 #include "operators/decoders/formats/webp.h"
+#include "operators/decoders/orientation.h"
 
 namespace conveyor::ops {
 
@@ -291,6 +292,30 @@ void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, Out
     case ImageFormat::kUnknown: break;
   }
   throw InvalidArgument(NotAnImage(data, size));
+}
+
+CropWindow OrientedFullWindow(const ImageInfo& info, int orientation) {
+  return SwapsAxes(orientation) ? CropWindow{0, 0, info.width, info.height} : FullWindow(info);
+}
+
+void DecodeOrientedImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
+                            int orientation, const CropWindow& window, uint8_t* out) {
+  if (orientation == 1) return DecodeImageCpu(data, size, info, color, window, out);
+  const CropWindow shown = OrientedFullWindow(info, orientation);
+  if (window.y < 0 || window.x < 0 || window.h < 0 || window.w < 0 || window.y + window.h > shown.h ||
+      window.x + window.w > shown.w) {
+    throw InvalidArgument("crop window (y " + std::to_string(window.y) + ", x " + std::to_string(window.x) + ", h " +
+                          std::to_string(window.h) + ", w " + std::to_string(window.w) + ") outside the " +
+                          std::to_string(shown.w) + "x" + std::to_string(shown.h) + " image (EXIF orientation " +
+                          std::to_string(orientation) + ")");
+  }
+  if (window.h == 0 || window.w == 0) return;
+  const CropWindow stored = StoredWindow(window, info.height, info.width, orientation);
+  const int channels = OutputChannels(color);
+  std::vector<uint8_t> scratch(static_cast<size_t>(stored.h) * static_cast<size_t>(stored.w) *
+                               static_cast<size_t>(channels));
+  DecodeImageCpu(data, size, info, color, stored, scratch.data());
+  OrientPixels(scratch.data(), stored.h, stored.w, channels, orientation, out);
 }
 
 }  // namespace conveyor::ops

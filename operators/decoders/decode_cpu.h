@@ -65,4 +65,14 @@ void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, Out
 // The whole image.
 inline CropWindow FullWindow(const ImageInfo& info) { return CropWindow{0, 0, info.height, info.width}; }
 
+// As DecodeImageCpu, for the image shown turned by `orientation` (orientation.h; 1: as stored):
+// `window` lies in the shown image (info.width x info.height for 5-8). The stored window under it
+// (StoredWindow) is decoded as above into a scratch buffer and transformed (OrientPixels), so it
+// reads only what that window decode reads. Orientation 1 is DecodeImageCpu.
+void DecodeOrientedImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
+                            int orientation, const CropWindow& window, uint8_t* out);
+
+// The whole shown image: info's size, height and width swapped for orientations 5-8.
+CropWindow OrientedFullWindow(const ImageInfo& info, int orientation);
+
 }  // namespace conveyor::ops

@@ -32,7 +32,7 @@ std::string SampleWhere(const std::string& where, const TensorListCPU& input, in
 }
 
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
-                     const std::optional<RandomCropParams>& crop) {
+                     const std::optional<RandomCropParams>& crop, bool adjust_orientation) {
   DecodePlan plan;
   plan.color = color;
   plan.where = ws.spec().Describe();
@@ -48,6 +48,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
   }
   plan.infos.resize(static_cast<size_t>(n));
   plan.windows.resize(static_cast<size_t>(n));
+  plan.orientations.assign(static_cast<size_t>(n), 1);
   // Headers in parallel; the first failing sample (lowest index) is reported, as a serial loop would.
   std::mutex mu;
   int failed = n;
@@ -64,12 +65,15 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
         const std::string damaged = CheckImageStructure(data, size, info);
         if (!damaged.empty()) throw InvalidArgument(damaged + " [" + info.Describe() + "]");
         plan.infos[static_cast<size_t>(i)] = info;
-        CropWindow window = FullWindow(info);
+        // Windows are drawn in the shown image, as the user sees it (DALI does the same).
+        const int orientation = adjust_orientation ? info.orientation : 1;
+        CropWindow window = OrientedFullWindow(info, orientation);
         if (crop) {
           Philox rng = ws.Rng(i);
-          window = DrawRandomCropWindow(rng, info.height, info.width, *crop);
+          window = DrawRandomCropWindow(rng, window.h, window.w, *crop);
         }
         plan.windows[static_cast<size_t>(i)] = window;
+        plan.orientations[static_cast<size_t>(i)] = orientation;
       } catch (const InvalidArgument& e) {
         std::lock_guard<std::mutex> lock(mu);
         if (i < failed) {
@@ -86,8 +90,9 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
 void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& plan, uint8_t* out) {
   const size_t i = static_cast<size_t>(sample);
   try {
-    DecodeImageCpu(static_cast<const uint8_t*>(input.raw_sample(sample)), static_cast<size_t>(input.shape(sample)[0]),
-                   plan.infos[i], plan.color, plan.windows[i], out);
+    DecodeOrientedImageCpu(static_cast<const uint8_t*>(input.raw_sample(sample)),
+                           static_cast<size_t>(input.shape(sample)[0]), plan.infos[i], plan.color,
+                           plan.orientations[i], plan.windows[i], out);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(SampleWhere(plan.where, input, sample) + ": " + e.what() + " [" +
                           plan.infos[i].Describe() + "]");

@@ -4,7 +4,8 @@
 // the CPU backend (decoders_op.cc) and the GPU backend (gpu_decoder), so both decode the same
 // windows and name failing samples the same way.
 //
-//   Setup:  plan = PlanBatch(ws, input, color, crop)  → output shapes [window.h, window.w, C]
+//   Setup:  plan = PlanBatch(ws, input, color, crop, adjust_orientation)
+//                                                   → output shapes [window.h, window.w, C]
 //   RunCpu: DecodeSampleCpu(input, i, plan, out.raw_sample(i)) per sample, in parallel
 //   RunGpu: nvJPEG for the images it takes; DecodeSampleCpu (into host memory) for the others
 #pragma once
@@ -23,7 +24,9 @@ namespace conveyor::ops {
 struct DecodePlan {
   OutputColor color = OutputColor::kRgb;
   std::vector<ImageInfo> infos;     // per sample
-  std::vector<CropWindow> windows;  // per sample, inside the image
+  std::vector<CropWindow> windows;  // per sample, inside the shown (oriented) image
+  // Per sample: the EXIF orientation applied (info.orientation with adjust_orientation, else 1).
+  std::vector<int> orientations;
   std::string where;                // spec.Describe(): `op "decoders.image" (dec)`
 
   int channels() const { return OutputChannels(color); }
@@ -40,12 +43,15 @@ std::string SourceText(const TensorListCPU& input, int sample);
 
 // Checks the input (uint8, 1-D samples), parses every header and checks each file's structure
 // (image_check.h: truncation, damaged markers or chunks) in parallel on ws's pool, and, with
-// `crop`, draws each sample's window from ws.Rng(sample). Throws InvalidArgument starting
-// with SampleWhere for the first bad sample.
+// `crop`, draws each sample's window from ws.Rng(sample). With `adjust_orientation` the windows
+// (the whole image or the random one) lie in the image turned by its EXIF orientation, so 5-8
+// swap the output's height and width. Throws InvalidArgument starting with SampleWhere for the
+// first bad sample.
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
-                     const std::optional<RandomCropParams>& crop);
+                     const std::optional<RandomCropParams>& crop, bool adjust_orientation);
 
-// Decodes sample `sample` of `input` as planned into `out` (its window, HWC packed). Throws
+// Decodes sample `sample` of `input` as planned into `out` (its window of the shown image, HWC
+// packed: DecodeOrientedImageCpu). Throws
 // InvalidArgument: SampleWhere + the decoder's reason.
 void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& plan, uint8_t* out);
 

@@ -1,10 +1,13 @@
-// decoders.image and decoders.image_random_crop: encoded JPEG/PNG bytes → HWC uint8 images.
+// decoders.image and decoders.image_random_crop: encoded JPEG, PNG, TIFF, WebP, BMP, PNM or JPEG 2000
+// bytes → HWC uint8 images.
 //
 // | input                 | output                         | arguments                               |
 // |-----------------------|--------------------------------|-----------------------------------------|
 // | uint8, 1-D per sample | uint8 HWC [H, W, C], C = 3     | output_type RGB | BGR | GRAY            |
-// | (one encoded file),   | (RGB, BGR) or 1 (GRAY); random | random crop: random_area,               |
-// | host placement        | crop: [window h, window w, C]  | random_aspect_ratio, num_attempts       |
+// | (one encoded file),   | (RGB, BGR) or 1 (GRAY); random | adjust_orientation (EXIF, default true: |
+// | host placement        | crop: [window h, window w, C]; | H and W swapped for orientations 5-8)   |
+// |                       | H, W of the turned image       | random crop: random_area,               |
+// |                       |                                | random_aspect_ratio, num_attempts       |
 //
 // Setup parses every header (no decoding) and draws the crop windows (DecodePlan); RunCpu decodes
 // each sample on the CPU stage's pool straight into its output. Bad data → InvalidArgument naming
@@ -12,7 +15,9 @@
 // the reason; see decode_cpu.h for conversions, image_check.h for what on_error: skip catches.
 //
 // GPU backend: RunGpu drives GpuDecoder (operators/decoders/gpu_decoder.h) from `plan_`, the same
-// DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG refuses.
+// DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG refuses. Images turned by
+// their EXIF orientation (!= 1 with adjust_orientation) take the CPU path and are uploaded: no GPU
+// path rotates yet.
 #include <optional>
 #include <vector>
 
@@ -29,10 +34,17 @@ namespace {
 OpSchema WithDecoderArgs(OpSchema schema) {
   return schema
       .Input("encoded", {}, {DType::kUInt8}, Placement::kHost,
-             "Encoded JPEG or PNG files, one 1-D uint8 sample each (readers.file's output).")
+             "Encoded image files (JPEG, PNG, TIFF, WebP, BMP, PNM, JPEG 2000), one 1-D uint8 sample each "
+             "(readers.file's output); the format is read from the content, not the name.")
       .Output("images", "Decoded HWC uint8 images.")
       .Arg<std::string>("output_type", "RGB", "Colour format of the output: RGB, BGR or GRAY (one channel).")
       .Choices({"RGB", "BGR", "GRAY"})
+      .Arg<bool>("adjust_orientation", true,
+                 "Turn each image as its EXIF orientation says (JPEG's Exif segment, TIFF's Orientation tag, "
+                 "WebP's EXIF chunk), so the output is the image as shown: orientations 5-8 swap height and "
+                 "width, random-crop windows are drawn in the turned image (DALI's name and default). A malformed "
+                 "or out-of-range tag is ignored. false: the pixels as stored. GPU backend: turned images are "
+                 "decoded on the CPU and uploaded.")
       .Arg<double>("hw_decoder_load", -1.0,
                    "GPU only: share of the JPEGs the hardware engines accept that goes to them (DALI's name); "
                    "-1 balances engines and CUDA backend from measured throughput.")
@@ -63,13 +75,17 @@ OpSchema WithDecoderArgs(OpSchema schema) {
 
 const OpSchema kImageSchema =
     WithDecoderArgs(OpSchema("decoders.image")
-                        .Doc("Decodes JPEG (baseline, progressive; 4:4:4, 4:2:2, 4:2:0, grayscale) and PNG (8- and "
-                             "16-bit, gray/RGB/palette, alpha dropped) images to HWC uint8."));
+                        .Doc("Decodes images to HWC uint8: JPEG (baseline, progressive, arithmetic; 4:4:4, 4:2:2, "
+                             "4:2:0, grayscale, CMYK/YCCK), PNG (1- to 16-bit, gray/RGB/palette), TIFF, WebP, BMP, "
+                             "PNM (P1-P6) and JPEG 2000, chosen from the content; alpha dropped, samples scaled to 8 "
+                             "bits, EXIF orientation applied (adjust_orientation)."));
 
 const OpSchema kRandomCropSchema =
     WithDecoderArgs(OpSchema("decoders.image_random_crop")
                         .Doc("Decodes only a random window of each image (DALI's/torchvision's RandomResizedCrop "
-                             "window: area fraction and aspect ratio drawn per sample, centre-crop fallback)."))
+                             "window: area fraction and aspect ratio drawn per sample, centre-crop fallback); every "
+                             "format decoders.image takes (JPEG incl. CMYK, PNG, TIFF, WebP, BMP, PNM, JPEG 2000), "
+                             "the window drawn in the EXIF-oriented image."))
         .Arg<std::vector<double>>("random_area", {0.08, 1.0},
                                   "Range [lo, hi] of the window's area as a fraction of the image's.")
         .Arg<std::vector<double>>("random_aspect_ratio", {3.0 / 4.0, 4.0 / 3.0},
@@ -80,7 +96,9 @@ const OpSchema kRandomCropSchema =
 class ImageDecoderOp : public Operator {
  public:
   ImageDecoderOp(const OpSpec& spec, bool random_crop)
-      : Operator(spec), color_(ParseOutputColor(spec.Arg<std::string>("output_type"))) {
+      : Operator(spec),
+        color_(ParseOutputColor(spec.Arg<std::string>("output_type"))),
+        adjust_orientation_(spec.Arg<bool>("adjust_orientation")) {
     if (random_crop) {
       crop_ = MakeRandomCropParams(spec.Arg<std::vector<double>>("random_area"),
                                    spec.Arg<std::vector<double>>("random_aspect_ratio"),
@@ -103,7 +121,7 @@ class ImageDecoderOp : public Operator {
   }
 
   OutputDescs Setup(const Workspace& ws) override {
-    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_);
+    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_, adjust_orientation_);
     return {plan_.Desc()};
   }
 
@@ -143,8 +161,10 @@ class ImageDecoderOp : public Operator {
       // nvJPEG has no arithmetic decoding, and CMYK/YCCK JPEGs are not given to it (so both
       // backends convert them with one formula, decode_cpu.h's): those take the CPU path and are
       // uploaded, like every other format; the decoder's router sends each image to its path from
-      // these facts (decode_route.h).
-      const bool nvjpeg = info.format == ImageFormat::kJpeg && !info.arithmetic && info.components != 4;
+      // these facts (decode_route.h). Images turned by their EXIF orientation too: the CPU path
+      // decodes the stored window and turns it (no GPU path rotates yet).
+      const bool nvjpeg = info.format == ImageFormat::kJpeg && !info.arithmetic && info.components != 4 &&
+                          plan_.orientations[i] == 1;
       samples_[i] = GpuDecodeSample{static_cast<const uint8_t*>(in.raw_sample(i)),
                                     static_cast<size_t>(in.shape(i).num_elements()),
                                     nvjpeg,
@@ -169,6 +189,7 @@ class ImageDecoderOp : public Operator {
 
  private:
   OutputColor color_;
+  bool adjust_orientation_;
   std::optional<RandomCropParams> crop_;
   std::unique_ptr<GpuDecoder> gpu_;
   std::vector<GpuDecodeSample> samples_;

@@ -11,6 +11,7 @@
 #include "operators/decoders/formats/pnm.h"
 #include "operators/decoders/formats/tiff.h"
 #include "operators/decoders/formats/webp.h"
+#include "operators/decoders/orientation.h"
 
 namespace conveyor::ops {
 namespace {
@@ -71,6 +72,7 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
   ImageInfo info;
   info.format = ImageFormat::kJpeg;
   size_t pos = 2;  // after SOI
+  bool saw_exif = false;
   while (true) {
     while (pos < size && data[pos] != 0xFF) ++pos;  // tolerate stray bytes between segments
     while (pos < size && data[pos] == 0xFF) ++pos;  // fill bytes
@@ -88,6 +90,14 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
     const int length = ReadU16(data + pos);
     if (length < 2) {
       throw InvalidArgument("malformed JPEG header: segment " + Hex(marker) + " has length " + std::to_string(length));
+    }
+    // The first APP1 "Exif" segment gives the orientation (libexif parses it; a malformed one,
+    // truncated or with bogus offsets, reads as orientation 1). It precedes the frame header.
+    if (marker == 0xE1 && !saw_exif && length >= 8 && pos + 8 <= size &&
+        std::memcmp(data + pos + 2, "Exif\0\0", 6) == 0) {
+      saw_exif = true;
+      const size_t available = std::min(static_cast<size_t>(length) - 2, size - pos - 2);
+      info.orientation = ExifOrientation(data + pos + 2, available);
     }
     const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
     if (marker == 0xEE && length >= 14 && pos + 14 <= size && std::memcmp(data + pos + 2, "Adobe", 5) == 0) {
@@ -238,6 +248,7 @@ std::string ImageInfo::Describe() const {
     if (bit_depth > 0) s += ", " + std::to_string(bit_depth) + "-bit";
     if (!detail.empty()) s += ", " + detail;
   }
+  if (orientation != 1) s += ", EXIF orientation " + std::to_string(orientation);
   return s;
 }
 

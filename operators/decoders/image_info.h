@@ -1,6 +1,7 @@
 // Image headers without decoding: format sniffing (magic bytes), JPEG frame headers (SOF) and PNG
-// IHDR here, the other formats through their libraries' header reads (formats/*.h). Setup uses
-// them to size the decoders' outputs; parsing touches only the header bytes.
+// IHDR here, the other formats through their libraries' header reads (formats/*.h), and the EXIF
+// orientation (JPEG's APP1 "Exif" segment found here, parsed by libexif: orientation.h). Setup
+// uses them to size the decoders' outputs; parsing touches only the header bytes.
 //
 // | format | accepted                                               | rejected (InvalidArgument)        |
 // |--------|--------------------------------------------------------|-----------------------------------|
@@ -53,6 +54,10 @@ struct ImageInfo {
   bool interlaced = false;
   // The other formats: their variant for Describe ("RGB, LZW, tiled", "lossless, alpha", "P6").
   std::string detail;
+  // EXIF orientation (orientation.h), 1-8: JPEG's APP1 Exif segment, TIFF's Orientation tag, WebP's
+  // EXIF chunk; 1 for the other formats and when absent, malformed or out of range. height and
+  // width above are the stored image's; decoders with adjust_orientation show the image turned.
+  int orientation = 1;
 
   // "JPEG 500x375, 3 components, 4:2:0, progressive" / "PNG 17x9, RGBA, 16-bit".
   std::string Describe() const;

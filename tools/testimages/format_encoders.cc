@@ -61,6 +61,7 @@ void WriteTiffPage(TIFF* tif, const TiffSource& s) {
   TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, static_cast<uint16_t>(s.bits));
   TIFFSetField(tif, TIFFTAG_COMPRESSION, static_cast<uint16_t>(s.compression));
   TIFFSetField(tif, TIFFTAG_PLANARCONFIG, s.planar ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
+  if (s.orientation != 0) TIFFSetField(tif, TIFFTAG_ORIENTATION, static_cast<uint16_t>(s.orientation));
   const uint16_t photometric = !s.palette.empty() ? PHOTOMETRIC_PALETTE
                                : s.channels <= 2  ? PHOTOMETRIC_MINISBLACK
                                                   : PHOTOMETRIC_RGB;

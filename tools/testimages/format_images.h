@@ -30,6 +30,7 @@ struct TiffSource {
   int tile = 0;            // tile side; 0: strips of rows_per_strip rows
   int rows_per_strip = 7;
   bool planar = false;     // PLANARCONFIG_SEPARATE
+  int orientation = 0;     // the Orientation tag's value; 0: no tag
   std::vector<uint16_t> samples;
   std::vector<uint8_t> palette;
 };

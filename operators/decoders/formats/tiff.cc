@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "operators/decoders/orientation.h"
+
 namespace conveyor::ops {
 namespace {
 
@@ -149,6 +151,10 @@ ImageInfo ParseTiffInfo(const uint8_t* data, size_t size) {
   info.height = height;
   info.bit_depth = bps;
   info.components = photometric == PHOTOMETRIC_PALETTE ? 3 : spp;
+  // The tag's values are EXIF's (orientation.h); others are ignored, as in EXIF.
+  uint16_t orientation = ORIENTATION_TOPLEFT;
+  TIFFGetFieldDefaulted(tif.get(), TIFFTAG_ORIENTATION, &orientation);
+  info.orientation = ValidOrientation(orientation);
   const char* codec = CompressionName(compression);
   info.detail = std::string(PhotometricName(photometric)) + ", " +
                 (codec ? codec : "compression " + std::to_string(compression)) + ", " +
@@ -180,7 +186,10 @@ void DecodeTiff(const uint8_t* data, size_t size, const ImageInfo& info, OutputC
     throw InvalidArgument("TIFF decodes to " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                           ", the header said otherwise");
   }
-  // Top row first whatever the file's Orientation; only the strips/tiles under the window are read.
+  // Samples as stored, whatever the file's Orientation: TIFFRGBAImage would flip rows and columns
+  // (never transpose) towards req_orientation, so it is told the file is top-left already. The
+  // decoders apply the tag themselves (orientation.h). Only the strips/tiles under the window are read.
+  image.orientation = ORIENTATION_TOPLEFT;
   image.req_orientation = ORIENTATION_TOPLEFT;
   // Full-width rows: TIFFRGBAImage's column offset is wrong for some sample layouts (1-bit,
   // 16-bit, planar), so the columns are cut here.

@@ -17,7 +17,8 @@
 // round(v * 255 / 65535) (libtiff's table, as PNG's png_set_scale_16), 16-bit gray ones v >> 8
 // (libtiff's gray map); alpha is dropped (colour as stored, never premultiplied); CMYK is
 // libtiff's conversion, (255 - C)(255 - K) / 255 truncated (within 1 of format.h's rounded one).
-// The Orientation tag is not applied (samples as stored, top row first).
+// Samples as stored (top row first) whatever the Orientation tag, which ParseTiffInfo reads into
+// ImageInfo::orientation for the decoders' adjust_orientation (orientation.h).
 #pragma once
 
 #include <cstddef>

@@ -1,9 +1,14 @@
 #include "operators/decoders/formats/webp.h"
 
 #include <webp/decode.h>
+#include <webp/demux.h>
 
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include "operators/decoders/orientation.h"
 
 namespace conveyor::ops {
 namespace {
@@ -20,6 +25,30 @@ const char* StatusName(VP8StatusCode status) {
     case VP8_STATUS_NOT_ENOUGH_DATA: return "not enough data";
   }
   return "unknown status";
+}
+
+// The EXIF chunk's orientation (libwebpdemux finds the chunk, libexif reads it); 1 when the file
+// has none or its RIFF structure does not parse (a truncated file: the decode reports that).
+int WebpExifOrientation(const uint8_t* data, size_t size) {
+  const WebPData webp = {data, size};
+  std::unique_ptr<WebPDemuxer, void (*)(WebPDemuxer*)> demux(WebPDemux(&webp), WebPDemuxDelete);
+  if (demux == nullptr || (WebPDemuxGetI(demux.get(), WEBP_FF_FORMAT_FLAGS) & EXIF_FLAG) == 0) return 1;
+  WebPChunkIterator chunk;
+  if (!WebPDemuxGetChunk(demux.get(), "EXIF", 1, &chunk)) return 1;
+  // The chunk holds the TIFF header and IFDs; some writers keep JPEG's "Exif\0\0" in front of it.
+  const uint8_t* bytes = chunk.chunk.bytes;
+  const size_t n = chunk.chunk.size;
+  int orientation = 1;
+  if (n >= 6 && std::memcmp(bytes, "Exif\0\0", 6) == 0) {
+    orientation = ExifOrientation(bytes, n);
+  } else {
+    std::vector<uint8_t> exif(6 + n);
+    std::memcpy(exif.data(), "Exif\0\0", 6);
+    if (n > 0) std::memcpy(exif.data() + 6, bytes, n);
+    orientation = ExifOrientation(exif.data(), exif.size());
+  }
+  WebPDemuxReleaseChunkIterator(&chunk);
+  return orientation;
 }
 
 }  // namespace
@@ -42,6 +71,7 @@ ImageInfo ParseWebpInfo(const uint8_t* data, size_t size) {
   info.components = features.has_alpha ? 4 : 3;
   info.detail = features.format == 2 ? "lossless" : features.format == 1 ? "lossy" : "mixed";
   if (features.has_alpha) info.detail += ", alpha";
+  info.orientation = WebpExifOrientation(data, size);
   return info;
 }
 

@@ -8,7 +8,8 @@
 //
 // WebP's own limit is 16383x16383, below kMaxImagePixels. Windows: the whole image is decoded and
 // the window copied out (libwebp's cropping snaps to even coordinates and re-runs the upsampler
-// at the edges, so its pixels would differ from a full decode's).
+// at the edges, so its pixels would differ from a full decode's). An extended file's EXIF chunk
+// (found by libwebpdemux, read by libexif) gives ImageInfo::orientation; XMP is not read.
 #pragma once
 
 #include <cstddef>
