@@ -1,7 +1,7 @@
 // libFuzzer target: the JPEG and PNG CPU decode path on arbitrary bytes, as the decoders run it.
 // The structural check (what `on_error: skip` runs on every file) either refuses the bytes with a
-// reason, or they go on to ParseImageInfo and DecodeImageCpu (full image and a crop window, in
-// each output colour), which may still throw conveyor::Error (damaged entropy data), never crash.
+// reason, or they go on to ParseImageInfo (EXIF orientation included) and DecodeImageCpu (full
+// image, and a crop window of the EXIF-turned image, in each output colour), which may still throw conveyor::Error (damaged entropy data), never crash.
 //
 // | input bytes | meaning                                                       |
 // |-------------|---------------------------------------------------------------|
@@ -40,14 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const int channels = OutputChannels(color);
     std::vector<uint8_t> out(static_cast<size_t>(info.height * info.width * channels));
     DecodeImageCpu(data, size, info, color, FullWindow(info), out.data());
-    // A crop window inside the image, corner and size from the control byte.
+    // A crop window inside the image, corner and size from the control byte; in the image turned
+    // by its EXIF orientation (adjust_orientation's default path) when it has one.
+    const CropWindow shown = OrientedFullWindow(info, info.orientation);
     CropWindow w;
-    w.y = (control >> 2) % info.height;
-    w.x = (control >> 4) % info.width;
-    w.h = 1 + (info.height - w.y - 1) / (1 + (control & 3));
-    w.w = 1 + (info.width - w.x - 1) / (1 + ((control >> 6) & 3));
+    w.y = (control >> 2) % shown.h;
+    w.x = (control >> 4) % shown.w;
+    w.h = 1 + (shown.h - w.y - 1) / (1 + (control & 3));
+    w.w = 1 + (shown.w - w.x - 1) / (1 + ((control >> 6) & 3));
     std::vector<uint8_t> crop(static_cast<size_t>(w.h * w.w * channels));
-    DecodeImageCpu(data, size, info, color, w, crop.data());
+    DecodeOrientedImageCpu(data, size, info, color, info.orientation, w, crop.data());
     // PNG: the crop is the same pixels as the full decode. (JPEG crops may differ at the window's
     // left edge: fancy upsampling there sees the iMCU boundary, not the pixels beyond it.)
     if (info.format == ImageFormat::kPng) for (int64_t y = 0; y < w.h; ++y) {

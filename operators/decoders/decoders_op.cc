@@ -84,7 +84,7 @@ const OpSchema kRandomCropSchema =
     WithDecoderArgs(OpSchema("decoders.image_random_crop")
                         .Doc("Decodes only a random window of each image (DALI's/torchvision's RandomResizedCrop "
                              "window: area fraction and aspect ratio drawn per sample, centre-crop fallback); every "
-                             "format decoders.image takes (JPEG incl. CMYK, PNG, TIFF, WebP, BMP, PNM, JPEG 2000), "
+                             "format decoders.image takes (JPEG including CMYK, PNG, TIFF, WebP, BMP, PNM, JPEG 2000), "
                              "the window drawn in the EXIF-oriented image."))
         .Arg<std::vector<double>>("random_area", {0.08, 1.0},
                                   "Range [lo, hi] of the window's area as a fraction of the image's.")
