@@ -43,7 +43,7 @@ std::string FormatDecoders(const RunMeasurements& m) {
   std::ostringstream s;
   char buf[256];
   if (!m.cpu_decoders.empty()) {
-    s << "  decoders        " << Join(m.cpu_decoders, ", ") << " (cpu): libjpeg-turbo / libpng on the CPU stage's threads\n";
+    s << "  decoders        " << Join(m.cpu_decoders, ", ") << " (cpu): libjpeg-turbo, libpng, libtiff, libwebp, ... on the CPU stage's threads\n";
   }
   if (!m.gpu_decoders.empty()) {
     const ops::GpuDecoderCounters& c = m.gpu_decode;

@@ -98,7 +98,7 @@ TEST(ShippedPipelines, EachValidatesAndRunsOnTheCpu) {
     EXPECT_THAT(r.out, HasSubstr(" on cpu, batch 4, 2 iterations (8 samples)"));
     for (const std::string& output : p.outputs) EXPECT_THAT(r.out, HasSubstr(output + " on the host"));
     if (p.decodes) {
-      EXPECT_THAT(r.out, HasSubstr("decoders        decode (cpu): libjpeg-turbo / libpng"));
+      EXPECT_THAT(r.out, HasSubstr("decoders        decode (cpu): libjpeg-turbo, libpng, libtiff"));
     }
   }
 }

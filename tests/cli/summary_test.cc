@@ -20,7 +20,7 @@ TEST(Summary, NoDecoderNodesNoDecodersLine) {
 TEST(Summary, CpuDecodersNameTheLibraries) {
   RunMeasurements m;
   m.cpu_decoders = {"decode", "decode_masks"};
-  EXPECT_EQ(FormatDecoders(m), "  decoders        decode, decode_masks (cpu): libjpeg-turbo / libpng on the CPU stage's threads\n");
+  EXPECT_EQ(FormatDecoders(m), "  decoders        decode, decode_masks (cpu): libjpeg-turbo, libpng, libtiff, libwebp, ... on the CPU stage's threads\n");
 }
 
 TEST(Summary, GpuDecodersSplitTheImagesBetweenPaths) {
