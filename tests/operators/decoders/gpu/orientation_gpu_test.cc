@@ -47,12 +47,13 @@ OpSpec Decoder(const std::string& op, const std::string& color, bool adjust) {
 }
 
 TensorListCPU RunOn(const OpSpec& spec, Device device, const TensorListCPU& batch, int64_t iteration) {
+  // The stream outlives the harness and the copy to the host (which reads on it).
+  cuda::Stream stream = device == Device::kGpu ? cuda::Stream::Create() : cuda::Stream();
   OpHarness h(spec, device);
   h.set_num_threads(4);
   h.set_iteration(iteration);
   h.SetInput(0, batch);
   if (device == Device::kGpu) {
-    cuda::Stream stream = cuda::Stream::Create();
     h.Run(stream.view());
   } else {
     h.Run();
