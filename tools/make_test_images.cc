@@ -2,8 +2,9 @@
 // make_test_images OUTDIR --dataset NAME --count N
 //
 // Without --photos: writes the decoder test set (tools/testimages/test_images.h: every JPEG and
-// PNG variant, broken files; format_images.h: CMYK JPEG, TIFF, WebP, PNM, BMP, JPEG 2000) into OUTDIR. With --photos N: writes N photo-like JPEGs
-// photo_00000.jpg ... for the decode benchmarks and prints their mean size. With --dataset NAME
+// PNG variant, broken files; format_images.h: CMYK JPEG, TIFF, WebP, PNM, BMP, JPEG 2000;
+// exif_images.h: JPEGs tagged with each EXIF orientation 1-8, exif_orientation_<o>.jpg) into
+// OUTDIR. With --photos N: writes N photo-like JPEGs photo_00000.jpg ... for the decode benchmarks and prints their mean size. With --dataset NAME
 // --count N: writes benchmark set NAME (tools/testimages/dataset_mix.h: uniform, varied, the
 // one-property varied_* variants, realistic) as img_00000.jpg ... (all named .jpg, the PNG too),
 // plus MANIFEST.tsv (name, format, width, height, subsampling, progressive, quality, bytes), and
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "tools/testimages/dataset_mix.h"
+#include "tools/testimages/exif_images.h"
 #include "tools/testimages/format_images.h"
 #include "tools/testimages/test_images.h"
 
@@ -180,7 +182,11 @@ int main(int argc, char** argv) {
       for (const TestFile& f : files) WriteFile(dir + "/" + f.name, f.bytes);
       const auto formats = MakeFormatTestSet();  // CMYK JPEG, TIFF, WebP, PNM, BMP, JPEG 2000
       for (const FormatFile& f : formats) WriteFile(dir + "/" + f.name, f.bytes);
-      std::printf("%zu test images in %s\n", files.size() + formats.size(), dir.c_str());
+      // Stored 48 high and 64 wide; shown 64 x 48 for orientations 5-8.
+      for (int o = 1; o <= 8; ++o) {
+        WriteFile(dir + "/exif_orientation_" + std::to_string(o) + ".jpg", MakeOrientedJpeg(48, 64, o, 11));
+      }
+      std::printf("%zu test images in %s\n", files.size() + formats.size() + 8, dir.c_str());
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_test_images: %s\n", e.what());
