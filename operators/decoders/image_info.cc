@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <vector>
 
 #include "core/error.h"
 #include "operators/decoders/formats/bmp.h"
@@ -192,6 +193,22 @@ ImageInfo ParsePng(const uint8_t* data, size_t size) {
                           std::to_string(size) + " bytes: a forged or damaged header");
   }
   if (p[12] > 1) throw InvalidArgument("malformed PNG header: interlace method " + std::to_string(p[12]));
+  // An eXIf chunk before the image data gives the orientation (its payload is the EXIF block
+  // without JPEG's "Exif\0\0" prefix; libexif reads it). Chunk headers only, bounded by the file; a
+  // chunk running past the end ends the walk (the decoder reports the damage).
+  for (size_t at = 33; at + 12 <= size;) {
+    const uint32_t length = ReadU32(data + at);
+    const uint8_t* type = data + at + 4;
+    if (std::memcmp(type, "IDAT", 4) == 0 || std::memcmp(type, "IEND", 4) == 0) break;
+    if (length > size - at - 12) break;
+    if (std::memcmp(type, "eXIf", 4) == 0) {
+      std::vector<uint8_t> block = {'E', 'x', 'i', 'f', 0, 0};
+      block.insert(block.end(), data + at + 8, data + at + 8 + length);
+      info.orientation = ExifOrientation(block.data(), block.size());
+      break;
+    }
+    at += 12 + static_cast<size_t>(length);
+  }
   return info;
 }
 

@@ -55,7 +55,7 @@ struct ImageInfo {
   // The other formats: their variant for Describe ("RGB, LZW, tiled", "lossless, alpha", "P6").
   std::string detail;
   // EXIF orientation (orientation.h), 1-8: JPEG's APP1 Exif segment, TIFF's Orientation tag, WebP's
-  // EXIF chunk; 1 for the other formats and when absent, malformed or out of range. height and
+  // EXIF chunk, PNG's eXIf chunk; 1 for the other formats and when absent, malformed or out of range. height and
   // width above are the stored image's; decoders with adjust_orientation show the image turned.
   int orientation = 1;
 

@@ -109,6 +109,28 @@ std::vector<uint8_t> EncodeWebpWithExif(const Image8& image, const std::vector<u
   return out;
 }
 
+std::vector<uint8_t> InsertPngExif(const std::vector<uint8_t>& png, const std::vector<uint8_t>& exif) {
+  constexpr size_t kAfterIhdr = 8 + 12 + 13;  // signature, IHDR's length/type/CRC and data
+  if (png.size() < kAfterIhdr) throw std::invalid_argument("InsertPngExif: not a PNG");
+  const size_t skip = exif.size() >= kExifPrefix && std::memcmp(exif.data(), "Exif\0\0", kExifPrefix) == 0 ? kExifPrefix : 0;
+  std::vector<uint8_t> chunk;
+  const uint32_t length = static_cast<uint32_t>(exif.size() - skip);
+  for (int shift : {24, 16, 8, 0}) chunk.push_back(static_cast<uint8_t>(length >> shift));
+  for (char c : std::string("eXIf")) chunk.push_back(static_cast<uint8_t>(c));
+  chunk.insert(chunk.end(), exif.begin() + static_cast<std::ptrdiff_t>(skip), exif.end());
+  uint32_t crc = 0xFFFFFFFFu;  // over the type and the data
+  for (size_t i = 4; i < chunk.size(); ++i) {
+    crc ^= chunk[i];
+    for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  crc ^= 0xFFFFFFFFu;
+  for (int shift : {24, 16, 8, 0}) chunk.push_back(static_cast<uint8_t>(crc >> shift));
+  std::vector<uint8_t> out(png.begin(), png.begin() + kAfterIhdr);
+  out.insert(out.end(), chunk.begin(), chunk.end());
+  out.insert(out.end(), png.begin() + kAfterIhdr, png.end());
+  return out;
+}
+
 std::vector<uint8_t> TruncatedExif(size_t keep) {
   std::vector<uint8_t> block = MakeExifBlock(6);
   block.resize(std::min(keep, block.size()));

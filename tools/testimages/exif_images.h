@@ -27,6 +27,10 @@ std::vector<uint8_t> MakeOrientedJpeg(int height, int width, int orientation, ui
 // holds the block without JPEG's "Exif\0\0" prefix, as the WebP container specifies).
 std::vector<uint8_t> EncodeWebpWithExif(const Image8& image, const std::vector<uint8_t>& exif);
 
+// `png` (libpng-encoded) with an eXIf chunk holding `exif` (its "Exif\0\0" prefix dropped, as the PNG
+// extension specifies) right after IHDR; the chunk's CRC-32 computed here (ISO 3309, PNG's).
+std::vector<uint8_t> InsertPngExif(const std::vector<uint8_t>& png, const std::vector<uint8_t>& exif);
+
 // Damaged EXIF blocks around an Orientation 6 tag: cut at `keep` bytes; IFD0's offset pointing
 // past the end; the Orientation entry's value offset / count made bogus; a TIFF header that is
 // neither "II" nor "MM".

@@ -209,5 +209,29 @@ TEST(WebpOrientation, ExifChunkIsReadAndApplied) {
   EXPECT_EQ(OrientationOf(bad), 1);
 }
 
+// PNG's eXIf chunk (written after IHDR; libpng decodes the file, accepting the chunk's CRC): read
+// and applied like JPEG's; none, or a malformed block, reads as 1.
+TEST(PngOrientation, ExifChunkIsReadAndApplied) {
+  testimages::PngSource s = testimages::MakePngSource(11, 17, 2, 8, 4);  // RGB 8-bit
+  const std::vector<uint8_t> plain = testimages::EncodePng(s);
+  const Pixels stored = DecodeOriented(plain, OutputColor::kRgb, 1);
+  for (int o = 1; o <= 8; ++o) {
+    SCOPED_TRACE("orientation " + std::to_string(o));
+    const std::vector<uint8_t> png = testimages::InsertPngExif(plain, testimages::MakeExifBlock(o, o % 2 == 0));
+    EXPECT_EQ(OrientationOf(png), o);
+    EXPECT_EQ(MaxAbsDiff(DecodeOriented(png, OutputColor::kRgb, o).data, ReferenceOrient(stored, o).data), 0);
+    const CropWindow window{2, 3, 5, 4};
+    EXPECT_EQ(MaxAbsDiff(DecodeOriented(png, OutputColor::kRgb, o, window).data,
+                         Crop(ReferenceOrient(stored, o), window).data),
+              0);
+  }
+  EXPECT_EQ(OrientationOf(plain), 1);
+  EXPECT_EQ(OrientationOf(testimages::InsertPngExif(plain, testimages::ExifWithBogusIfdOffset())), 1);
+  // A chunk whose length runs past the file ends the walk: orientation 1, the header still parses.
+  std::vector<uint8_t> cut = testimages::InsertPngExif(plain, testimages::MakeExifBlock(6));
+  cut[33] = 0x7F;
+  EXPECT_EQ(OrientationOf(cut), 1);
+}
+
 }  // namespace
 }  // namespace conveyor::testing
