@@ -41,7 +41,7 @@ OpSchema WithDecoderArgs(OpSchema schema) {
       .Choices({"RGB", "BGR", "GRAY"})
       .Arg<bool>("adjust_orientation", true,
                  "Turn each image as its EXIF orientation says (JPEG's Exif segment, TIFF's Orientation tag, "
-                 "WebP's EXIF chunk), so the output is the image as shown: orientations 5-8 swap height and "
+                 "WebP's EXIF chunk, PNG's eXIf chunk), so the output is the image as shown: orientations 5-8 swap height and "
                  "width, random-crop windows are drawn in the turned image (DALI's name and default). A malformed "
                  "or out-of-range tag is ignored. false: the pixels as stored. GPU backend: turned images are "
                  "decoded on the CPU and uploaded.")

@@ -16,9 +16,8 @@ namespace {
 // than calls of one subsampling each (H100/H200, docs/decoding.md "Routing").
 enum CallKind { kCall420, kCall444, kCall422, kCallGray, kCallOtherCss, kCallLarge, kCallKinds };
 
-int CallOf(EngineGroup g, ChromaSubsampling s) {
-  if (g == EngineGroup::k420) return kCall420;
-  if (g == EngineGroup::kLarge) return kCallLarge;
+// The call of an image of the router's kOther group.
+int OtherCallOf(ChromaSubsampling s) {
   switch (s) {
     case ChromaSubsampling::k444: return kCall444;
     case ChromaSubsampling::k422: return kCall422;
@@ -238,7 +237,7 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   for (int i : groups[static_cast<int>(EngineGroup::kLarge)]) place(i, 0, kCallLarge);
   std::vector<int> other[kCallKinds];
   for (int i : groups[static_cast<int>(EngineGroup::kOther)]) {
-    other[CallOf(EngineGroup::kOther, samples[static_cast<size_t>(i)].subsampling)].push_back(i);
+    other[OtherCallOf(samples[static_cast<size_t>(i)].subsampling)].push_back(i);
   }
   std::vector<std::pair<double, int>> order;  // (pixels, kind)
   for (int k = 0; k < kCallKinds; ++k) {
