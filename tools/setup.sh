@@ -12,6 +12,9 @@ PACKAGES=(
   libnetpbm-dev libstb-dev                           #   PNM (libnetpbm), BMP (stb_image)
   libexif-dev                                        #   EXIF orientation (adjust_orientation)
   libcli11-dev                                       # the conveyor CLI's argument parsing
+  libarchive-dev                                     # readers.webdataset: tar shards
+  protobuf-compiler libprotobuf-dev                  # readers.tfrecord: tf.train.Example
+  libcurl4-openssl-dev                               # shards and files over HTTP(S)
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )
 missing=()
