@@ -16,6 +16,12 @@ std::string Number(double v) {
   return buf;
 }
 
+// " (one per entry of features)" after an output that repeats per list entry; `quote` wraps the name.
+std::string PerEntry(const OpSchema& schema, const std::string& quote) {
+  const std::string& list = schema.output_per_entry_of();
+  return list.empty() ? "" : " (one per entry of " + quote + list + quote + ")";
+}
+
 std::string Devices(const OpSchema& schema) {
   std::vector<std::string> names;
   for (Device d : schema.backends()) names.emplace_back(DeviceName(d));
@@ -100,7 +106,7 @@ std::string CataloguePage(const OpRegistry::Entry& entry) {
   }
   s << "  outputs:" << (schema.outputs().empty() ? " none" : "") << "\n";
   for (const OutputSchema& out : schema.outputs()) {
-    s << "    " << out.name << (out.doc.empty() ? "" : ": " + out.doc) << "\n";
+    s << "    " << out.name << PerEntry(schema, "") << (out.doc.empty() ? "" : ": " + out.doc) << "\n";
   }
   s << "  arguments:" << (schema.args().empty() ? " none" : "") << "\n";
   for (const ArgSchema& a : schema.args()) {
@@ -148,7 +154,9 @@ std::string CatalogueMarkdown(const OpRegistry& registry, const std::vector<std:
     }
     if (!schema.outputs().empty()) {
       s << "| output | doc |\n| --- | --- |\n";
-      for (const OutputSchema& out : schema.outputs()) s << "| `" << out.name << "` | " << Cell(out.doc) << " |\n";
+      for (const OutputSchema& out : schema.outputs()) {
+        s << "| `" << out.name << "`" << PerEntry(schema, "`") << " | " << Cell(out.doc) << " |\n";
+      }
       s << "\n";
     }
     if (!schema.args().empty()) {

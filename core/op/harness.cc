@@ -17,7 +17,7 @@ OpHarness::OpHarness(OpSpec spec, Device device, int batch_size, OpRegistry& reg
   op_ = entry.factory(spec_);
   inputs_.resize(entry.schema.inputs().size());
   staged_.resize(entry.schema.inputs().size());
-  outputs_.resize(entry.schema.outputs().size());
+  outputs_.resize(spec_.outputs().size());  // validated: the schema's count
   device_to_host_ = entry.schema.device_to_host();
   for (const InputSchema& in : entry.schema.inputs()) host_placed_.push_back(in.placement == Placement::kHost);
   pool_ = std::make_unique<TbbThreadPool>(2);

@@ -96,6 +96,11 @@ OpSchema& OpSchema::Output(std::string name, std::string doc) {
   return *this;
 }
 
+OpSchema& OpSchema::OutputPerEntryOf(std::string list_arg) {
+  output_per_entry_of_ = std::move(list_arg);
+  return *this;
+}
+
 OpSchema& OpSchema::AddArg(std::string name, ArgType type, std::optional<ArgValue> default_value, std::string doc,
                            PerSample per_sample) {
   ArgSchema arg;
@@ -191,6 +196,13 @@ void OpSchema::Validate() const {
   };
   for (const InputSchema& in : inputs_) check_name("input", in.name);
   for (const OutputSchema& out : outputs_) check_name("output", out.name);
+  if (!output_per_entry_of_.empty()) {
+    const ArgSchema* list = FindArg(output_per_entry_of_);
+    if (list == nullptr || !IsList(list->type) || outputs_.size() != 1) {
+      throw InvalidArgument(where + "OutputPerEntryOf(\"" + output_per_entry_of_ +
+                            "\") needs a list argument of that name and exactly one declared output");
+    }
+  }
   for (const ArgSchema& a : args_) {
     check_name("argument", a.name);
     if (a.per_sample == PerSample::kAllowed && ElementType(a.type) != ArgType::kBool &&
@@ -234,6 +246,7 @@ std::string OpSchema::Describe() const {
     s << "\n";
   }
   for (const OutputSchema& out : outputs_) s << "  output " << out.name << (out.doc.empty() ? "" : " — " + out.doc) << "\n";
+  if (!output_per_entry_of_.empty()) s << "  (one output per entry of " << output_per_entry_of_ << ")\n";
   for (const ArgSchema& a : args_) {
     s << "  arg " << a.name << ": " << ArgTypeName(a.type);
     s << (a.default_value ? " = " + a.default_value->ToYaml() : std::string(" (required)"));

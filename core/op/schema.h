@@ -74,6 +74,10 @@ class OpSchema {
   OpSchema& Input(std::string name, std::vector<Layout> layouts = {}, std::vector<DType> dtypes = {},
                   Placement placement = Placement::kOpDevice, std::string doc = "");
   OpSchema& Output(std::string name, std::string doc = "");
+  // The one declared output repeats once per entry of list argument `list_arg` (a reader's
+  // `features` or `ext`): a spec names as many outputs as that list (set or default) has entries,
+  // and the operator fills them in the list's order. Validate() checks the argument is a list.
+  OpSchema& OutputPerEntryOf(std::string list_arg);
 
   // An argument with a default value.
   template <typename T>
@@ -103,6 +107,8 @@ class OpSchema {
   const std::string& doc() const { return doc_; }
   const std::vector<InputSchema>& inputs() const { return inputs_; }
   const std::vector<OutputSchema>& outputs() const { return outputs_; }
+  // "" for a fixed output list; else the list argument whose entries each give one output.
+  const std::string& output_per_entry_of() const { return output_per_entry_of_; }
   const std::vector<ArgSchema>& args() const { return args_; }
   const std::vector<Device>& backends() const { return backends_; }
   bool SupportsDevice(Device device) const;
@@ -128,6 +134,7 @@ class OpSchema {
   std::string doc_;
   std::vector<InputSchema> inputs_;
   std::vector<OutputSchema> outputs_;
+  std::string output_per_entry_of_;
   std::vector<ArgSchema> args_;
   std::vector<Device> backends_;
   bool capturable_ = false;

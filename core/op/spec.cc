@@ -1,5 +1,8 @@
 #include "core/op/spec.h"
 
+#include <type_traits>
+#include <variant>
+
 #include "core/op/registry.h"
 #include "core/util/strings.h"
 
@@ -14,6 +17,24 @@ std::string NameList(const std::vector<T>& items) {
   std::vector<std::string> names;
   for (const T& item : items) names.push_back(item.name);
   return names.empty() ? "" : " (" + Join(names, ", ") + ")";
+}
+
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// Entries of a list value (1 for a scalar).
+size_t ListSize(const ArgValue& value) {
+  return std::visit(
+      [](const auto& v) -> size_t {
+        if constexpr (IsVector<std::decay_t<decltype(v)>>::value) {
+          return v.size();
+        } else {
+          return 1;
+        }
+      },
+      value.variant());
 }
 
 std::string BackendList(const OpSchema& schema) {
@@ -84,7 +105,7 @@ void OpSpec::Validate() const {
                     "expected " + Plural(s.inputs().size(), "input") + NameList(s.inputs()) + ", got " +
                         std::to_string(inputs_.size()));
   }
-  if (outputs_.size() != s.outputs().size()) {
+  if (s.output_per_entry_of().empty() && outputs_.size() != s.outputs().size()) {
     throw SpecError(*this, "outputs",
                     "expected " + Plural(s.outputs().size(), "output") + NameList(s.outputs()) + ", got " +
                         std::to_string(outputs_.size()));
@@ -105,6 +126,15 @@ void OpSpec::Validate() const {
     }
     const std::string bad = arg->CheckValue(value);
     if (!bad.empty()) throw SpecError(*this, "args." + name, "argument \"" + name + "\": " + bad);
+  }
+  if (!s.output_per_entry_of().empty()) {
+    const std::string& list = s.output_per_entry_of();
+    const size_t entries = ListSize(ArgOrDefault(list));
+    if (outputs_.size() != entries) {
+      throw SpecError(*this, "outputs",
+                      "expected " + Plural(entries, "output") + ", one per entry of argument \"" + list + "\", got " +
+                          std::to_string(outputs_.size()));
+    }
   }
   for (const auto& [name, source] : arg_inputs_) {
     const ArgSchema* arg = s.FindArg(name);

@@ -82,6 +82,66 @@ TEST(OpSpec, ValidateMessagesWithoutFile) {
               HasSubstr("argument \"dtype\": expected dtype, got int 3"));
 }
 
+// An operator with one output per entry of its `names` list: each output i is [1] int32 = i.
+class PerEntryOp final : public Operator {
+ public:
+  explicit PerEntryOp(const OpSpec& spec) : Operator(spec) {}
+  OutputDescs Setup(const Workspace& ws) override {
+    return OutputDescs(spec().outputs().size(),
+                       TensorListDesc{std::vector<Shape>(static_cast<size_t>(ws.batch_size()), Shape{1}),
+                                      DType::kInt32, {}});
+  }
+  void RunCpu(Workspace& ws) override {
+    for (int o = 0; o < ws.num_outputs(); ++o) {
+      for (int i = 0; i < ws.batch_size(); ++i) *static_cast<int32_t*>(ws.OutputCpu(o).raw_sample(i)) = o;
+    }
+  }
+};
+
+TEST(OpSchema, OutputPerEntryOfAListArgument) {
+  EXPECT_THAT(ErrorOf<InvalidArgument>([] {
+                OpSchema("x").Output("o").OutputPerEntryOf("n").Arg<int>("n", 1, "").Backends({Device::kCpu}).Validate();
+              }),
+              HasSubstr("op schema \"x\": OutputPerEntryOf(\"n\") needs a list argument of that name and exactly "
+                        "one declared output"));
+  EXPECT_THAT(ErrorOf<InvalidArgument>([] {
+                OpSchema("x").Output("a").Output("b").OutputPerEntryOf("n")
+                    .Arg<std::vector<std::string>>("n", {}, "").Backends({Device::kCpu}).Validate();
+              }),
+              HasSubstr("exactly one declared output"));
+  static const bool registered = [] {
+    OpRegistry::Global().Register(OpSchema("testing.per_entry")
+                                      .Output("value", "One per name.")
+                                      .OutputPerEntryOf("names")
+                                      .Arg<std::vector<std::string>>("names", {"a", "b"}, "Names.")
+                                      .Backends({Device::kCpu}),
+                                  [](const OpSpec& spec) -> std::unique_ptr<Operator> {
+                                    return std::make_unique<PerEntryOp>(spec);
+                                  },
+                                  "op_test");
+    return true;
+  }();
+  (void)registered;
+  // The default list has two entries; a set list decides the count.
+  OpSpec two("testing.per_entry", "p");
+  two.AddOutput("x");
+  EXPECT_THAT(ErrorOf<SpecError>([&] { two.Validate(); }),
+              HasSubstr("op \"testing.per_entry\" (p): expected 2 outputs, one per entry of argument \"names\", got 1"));
+  two.AddOutput("y");
+  EXPECT_NO_THROW(two.Validate());
+  OpSpec three("testing.per_entry", "p");
+  three.SetArg("names", std::vector<std::string>{"u", "v", "w"}).AddOutput("a").AddOutput("b");
+  EXPECT_THAT(ErrorOf<SpecError>([&] { three.Validate(); }), HasSubstr("expected 3 outputs, one per entry"));
+  three.AddOutput("c");
+  OpHarness h(three, Device::kCpu, 4);
+  h.Run();
+  for (int o = 0; o < 3; ++o) {
+    ASSERT_EQ(h.OutputCpu(o).num_samples(), 4);
+    EXPECT_EQ(*static_cast<const int32_t*>(h.OutputCpu(o).raw_sample(3)), o);
+  }
+  EXPECT_THAT(OpRegistry::Global().Schema("testing.per_entry").Describe(), HasSubstr("(one output per entry of names)"));
+}
+
 TEST(OpRegistry, LookupWithSuggestion) {
   EXPECT_NE(OpRegistry::Global().Find("cast"), nullptr);
   EXPECT_THAT(ErrorOf<ConfigError>([] { OpRegistry::Global().Get("random.unifrom"); }),
