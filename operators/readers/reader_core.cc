@@ -55,11 +55,13 @@ std::vector<int64_t> ReaderCore::Permutation(int64_t n, uint64_t seed, int64_t e
   for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = i;
   Philox rng(seed, kShuffleStream, static_cast<uint64_t>(epoch), 0);
   for (int64_t i = n - 1; i > 0; --i) {
-    const int64_t j = static_cast<int64_t>(BoundedWide(rng, static_cast<uint64_t>(i) + 1));
+    const int64_t j = static_cast<int64_t>(UniformBelow(rng, static_cast<uint64_t>(i) + 1));
     std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(j)]);
   }
   return p;
 }
+
+uint64_t ReaderCore::UniformBelow(Philox& rng, uint64_t bound) { return BoundedWide(rng, bound); }
 
 std::pair<int64_t, int64_t> ReaderCore::ShardRange(int64_t n, int64_t shard, int64_t num_shards) {
   // n * shard fits in int64 for any real dataset (n < 2^40, shards < 2^20).
@@ -112,26 +114,31 @@ const std::vector<int64_t>& ReaderCore::Order(int64_t epoch) {
   return order_;
 }
 
-std::vector<int64_t> ReaderCore::NextSamples(int64_t count, int64_t batch_size) {
+std::vector<int64_t> ReaderCore::Walk(ReaderState& state, int64_t count, int64_t padded_epoch, const EpochOrder& order) {
   std::vector<int64_t> batch;
   batch.reserve(static_cast<size_t>(std::max<int64_t>(count, 0)));
   while (static_cast<int64_t>(batch.size()) < count) {
-    const std::vector<int64_t>& order = Order(state_.epoch);
-    const int64_t n = static_cast<int64_t>(order.size());
-    const int64_t epoch_len = options_.pad_last_batch ? EpochSize(batch_size) : n;
-    if (state_.position >= epoch_len) {
-      ++state_.epoch;
-      state_.position = 0;
+    const std::vector<int64_t>& epoch_order = order(state.epoch);
+    const int64_t n = static_cast<int64_t>(epoch_order.size());
+    const int64_t epoch_len = padded_epoch >= 0 ? padded_epoch : n;
+    if (state.position >= epoch_len) {
+      ++state.epoch;
+      state.position = 0;
       continue;
     }
-    batch.push_back(order[static_cast<size_t>(std::min(state_.position, n - 1))]);  // pad: repeat the last
-    ++state_.position;
+    batch.push_back(epoch_order[static_cast<size_t>(std::min(state.position, n - 1))]);  // pad: repeat the last
+    ++state.position;
   }
-  if (options_.pad_last_batch && state_.position >= EpochSize(batch_size)) {
-    ++state_.epoch;
-    state_.position = 0;
+  if (padded_epoch >= 0 && state.position >= padded_epoch) {
+    ++state.epoch;
+    state.position = 0;
   }
   return batch;
+}
+
+std::vector<int64_t> ReaderCore::NextSamples(int64_t count, int64_t batch_size) {
+  const int64_t padded = options_.pad_last_batch ? EpochSize(batch_size) : -1;
+  return Walk(state_, count, padded, [this](int64_t epoch) -> const std::vector<int64_t>& { return Order(epoch); });
 }
 
 std::string ReaderCore::Save(const ReaderState& state) {

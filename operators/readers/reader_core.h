@@ -25,8 +25,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "core/op/philox.h"
 
 namespace conveyor::ops {
 
@@ -76,8 +79,18 @@ class ReaderCore {
   static std::string Save(const ReaderState& state);
   static ReaderState Parse(const std::string& text);
 
+  // The walk NextSamples makes, for any epoch order: `count` samples from `state` on, taking
+  // order(epoch)[position] (padding repeats the order's last sample up to `padded_epoch` samples
+  // per epoch; padded_epoch < 0: no padding, each epoch is its order's size). The shard readers'
+  // order (shards/shard_order.h) walks its own epochs with it.
+  using EpochOrder = std::function<const std::vector<int64_t>&(int64_t epoch)>;
+  static std::vector<int64_t> Walk(ReaderState& state, int64_t count, int64_t padded_epoch, const EpochOrder& order);
+
   // The building blocks, exposed for tests.
   static std::vector<int64_t> Permutation(int64_t n, uint64_t seed, int64_t epoch);
+  // An unbiased integer in [0, bound), bound in [1, 2^63], from `rng`: the draw every reader order
+  // (this permutation, the shard readers' shuffle buffer) is made of.
+  static uint64_t UniformBelow(Philox& rng, uint64_t bound);
   // [begin, end) of shard `shard` of `num_shards` over n samples.
   static std::pair<int64_t, int64_t> ShardRange(int64_t n, int64_t shard, int64_t num_shards);
   // The samples of epoch `epoch` of this shard, in order (no padding).
