@@ -14,6 +14,7 @@ PACKAGES=(
   libcli11-dev                                       # the conveyor CLI's argument parsing
   libarchive-dev                                     # readers.webdataset: tar shards
   protobuf-compiler libprotobuf-dev                  # readers.tfrecord: tf.train.Example
+  python3-protobuf                                   #   its tests encode Examples with protobuf's Python runtime
   libcurl4-openssl-dev                               # shards and files over HTTP(S)
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )
