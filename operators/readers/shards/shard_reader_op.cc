@@ -27,6 +27,7 @@ OpSchema WithShardReaderArgs(OpSchema schema) {
                         "within and between shards); shards: the shard order is permuted and ranks take whole "
                         "shards, whose samples pass a shuffle buffer of initial_fill (approximate; reads stay "
                         "sequential within a window).")
+      .Choices({"samples", "shards"})
       .Arg<int64_t>("initial_fill", 1024, "shuffle: shards: the shuffle buffer's samples.")
       .Min(1)
       .Arg<int64_t>("max_open_shards", 64, "Shards kept open at once (least recently used closed first).")
