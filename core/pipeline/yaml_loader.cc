@@ -53,7 +53,8 @@ class Parser {
   void CheckKeys(const YAML::Node& map, const std::vector<std::string>& allowed, const std::string& where) const;
   void CheckUniqueKeys(const YAML::Node& node, const std::string& path, std::set<size_t>& seen, int depth = 0) const;
   std::string ResolvePath(const std::string& path) const {
-    if (path.empty() || fs::path(path).is_absolute()) return path;
+    // A URL (a shard reader's http(s):// path) is not relative to the file.
+    if (path.empty() || fs::path(path).is_absolute() || path.find("://") != std::string::npos) return path;
     return (fs::path(base_dir_.empty() ? "." : base_dir_) / path).lexically_normal().string();
   }
   static std::string KindOf(const YAML::Node& node) {
