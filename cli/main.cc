@@ -3,6 +3,7 @@
 //   conveyor validate PIPELINE.yaml...        conveyor ops [--plugin LIB.so] [--markdown] [NAME]
 //   conveyor run PIPELINE.yaml [...]          conveyor bench PIPELINE.yaml [...]
 //   conveyor preview PIPELINE.yaml -o grid.png [...]
+//   conveyor index tfrecord FILE... [-o DIR]
 //
 // Exit status: 0 success, 1 a user error (bad YAML, missing file, failing pipeline: one line on
 // stderr), 2 bad command-line arguments (the usage text on stderr). Conveyor's exceptions become
@@ -18,6 +19,7 @@
 
 #include "cli/catalogue.h"
 #include "cli/commands.h"
+#include "cli/index_command.h"
 #include "cli/validate.h"
 #include "core/error.h"
 #include "core/op/plugin.h"
@@ -137,6 +139,8 @@ int Main(int argc, char** argv) {
   preview->add_option("--tile-size", tile_size, "Shrink tiles to fit N x N pixels (default: their own size)")
       ->check(AtLeast(1));
 
+  IndexCommand index(app);
+
   if (UnknownCommand(app, argc, argv)) return 2;
   try {
     app.parse(argc, argv);
@@ -148,6 +152,7 @@ int Main(int argc, char** argv) {
   try {
     if (*validate) return ValidateFiles(files, plugins, std::cout, std::cerr) == 0 ? 0 : 1;
     if (*ops) return RunOps(plugins, markdown, op_name);
+    if (index.chosen()) return index.Run(std::cout);
     if (*run) {
       RunOptions o;
       o.iterations = iterations;
