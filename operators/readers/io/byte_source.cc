@@ -2,7 +2,7 @@
 
 #include <strings.h>
 
-#include "core/error.h"
+#include "operators/readers/io/http_source.h"
 #include "operators/readers/io/local_source.h"
 
 namespace conveyor::ops {
@@ -13,9 +13,7 @@ bool IsUrl(const std::string& path_or_url) {
 }
 
 std::unique_ptr<ByteSource> OpenByteSource(const std::string& path_or_url, const FetchOptions& options) {
-  (void)options;
-  // The fetch layer (http_source.h) takes URLs; until it lands they are refused by name.
-  if (IsUrl(path_or_url)) throw InvalidArgument("\"" + path_or_url + "\": URLs are not supported yet");
+  if (IsUrl(path_or_url)) return HttpSource::Open(path_or_url, options);
   return OpenLocalSource(path_or_url);
 }
 

@@ -26,6 +26,8 @@ struct FetchOptions {
   int64_t request_timeout_ms = 60000;       // one request, start to end
   int64_t read_ahead_bytes = 8 << 20;       // a sequential reader's next block is fetched early
   int64_t memory_limit_bytes = 256 << 20;   // bytes a source's cache and read-ahead may hold
+  int64_t max_connections = 8;              // requests one source has in flight at once
+  std::string ca_file;                      // PEM CA bundle for https; empty: the system's
 };
 
 class ByteSource {
