@@ -58,21 +58,42 @@ std::string RecordWhere(const std::string& file, int64_t record, int64_t offset)
   return "\"" + file + "\": record " + std::to_string(record) + " at offset " + std::to_string(offset);
 }
 
-int64_t ParseTfRecordHeader(const uint8_t* header, int64_t offset, int64_t file_size, const std::string& where) {
-  const uint32_t want = UnmaskCrc32c(Load32(header + 8));
-  const uint32_t have = Crc32c(header, 8);
-  if (have != want) {
-    throw InvalidArgument(where + ": length CRC32C " + Hex(have) + ", expected " + Hex(want) +
+namespace {
+
+// A record header, decoded without building any message (the scan's per-record fast path).
+struct Header {
+  uint64_t length = 0;
+  uint32_t have_crc = 0, want_crc = 0;
+  int64_t left = 0;  // bytes of the file after the record's framing
+  bool crc_ok() const { return have_crc == want_crc; }
+  bool fits() const { return left >= 0 && length <= static_cast<uint64_t>(left); }
+};
+
+Header DecodeHeader(const uint8_t* header, int64_t offset, int64_t file_size) {
+  Header h;
+  h.want_crc = UnmaskCrc32c(Load32(header + 8));
+  h.have_crc = Crc32c(header, 8);
+  h.length = Load64(header);
+  h.left = file_size - offset - kTfRecordOverhead;
+  return h;
+}
+
+[[noreturn]] void ThrowHeaderError(const Header& h, int64_t offset, int64_t file_size, const std::string& where) {
+  if (!h.crc_ok()) {
+    throw InvalidArgument(where + ": length CRC32C " + Hex(h.have_crc) + ", expected " + Hex(h.want_crc) +
                           " (a corrupt header, or not a TFRecord file)");
   }
-  const uint64_t length = Load64(header);
-  const int64_t left = file_size - offset - kTfRecordOverhead;
-  if (left < 0 || length > static_cast<uint64_t>(left)) {
-    throw InvalidArgument(where + ": the header announces " + std::to_string(length) + " bytes of data (" +
-                          std::to_string(length + kTfRecordOverhead) + " with framing), the file has " +
-                          std::to_string(file_size - offset) + " bytes left (truncated?)");
-  }
-  return static_cast<int64_t>(length);
+  throw InvalidArgument(where + ": the header announces " + std::to_string(h.length) + " bytes of data (" +
+                        std::to_string(h.length + kTfRecordOverhead) + " with framing), the file has " +
+                        std::to_string(file_size - offset) + " bytes left (truncated?)");
+}
+
+}  // namespace
+
+int64_t ParseTfRecordHeader(const uint8_t* header, int64_t offset, int64_t file_size, const std::string& where) {
+  const Header h = DecodeHeader(header, offset, file_size);
+  if (!h.crc_ok() || !h.fits()) ThrowHeaderError(h, offset, file_size, where);
+  return static_cast<int64_t>(h.length);
 }
 
 std::span<const uint8_t> CheckTfRecord(const uint8_t* framed, int64_t size, const std::string& where) {
@@ -98,21 +119,26 @@ std::vector<TfRecordSpan> ScanTfRecords(const ByteSource& source, int64_t block_
   std::vector<uint8_t> block;
   int64_t block_offset = 0;  // block holds [block_offset, block_offset + block.size())
   std::vector<TfRecordSpan> spans;
+  int64_t last_size = 0;
   for (int64_t offset = 0; offset < file_size;) {
-    const std::string where = RecordWhere(source.name(), static_cast<int64_t>(spans.size()), offset);
+    const auto where = [&] { return RecordWhere(source.name(), static_cast<int64_t>(spans.size()), offset); };
     if (file_size - offset < kTfRecordHeaderBytes) {
-      throw InvalidArgument(where + ": the file ends " + std::to_string(file_size - offset) +
+      throw InvalidArgument(where() + ": the file ends " + std::to_string(file_size - offset) +
                             " bytes into a record's 12-byte header (truncated?)");
     }
     if (offset < block_offset || offset + kTfRecordHeaderBytes > block_offset + static_cast<int64_t>(block.size())) {
+      // After a record of a quarter block or more the next is likely as long: its header alone is
+      // read (one small read instead of a block mostly skipped).
+      const int64_t want = last_size * 4 >= block_bytes ? kTfRecordHeaderBytes : std::max(block_bytes, kTfRecordHeaderBytes);
       block_offset = offset;
-      block.resize(static_cast<size_t>(std::min(std::max(block_bytes, kTfRecordHeaderBytes), file_size - offset)));
+      block.resize(static_cast<size_t>(std::min(want, file_size - offset)));
       source.ReadAt(block_offset, block.data(), static_cast<int64_t>(block.size()));
     }
-    const int64_t length =
-        ParseTfRecordHeader(block.data() + (offset - block_offset), offset, file_size, where);
-    spans.push_back({offset, length + kTfRecordOverhead, 0});
-    offset += length + kTfRecordOverhead;
+    const Header h = DecodeHeader(block.data() + (offset - block_offset), offset, file_size);
+    if (!h.crc_ok() || !h.fits()) ThrowHeaderError(h, offset, file_size, where());
+    last_size = static_cast<int64_t>(h.length) + kTfRecordOverhead;
+    spans.push_back({offset, last_size, 0});
+    offset += last_size;
   }
   return spans;
 }

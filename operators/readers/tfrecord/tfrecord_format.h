@@ -57,8 +57,9 @@ std::span<const uint8_t> CheckTfRecord(const uint8_t* framed, int64_t size, cons
 
 // Every record of `source`, found by walking its headers (lengths and their CRCs are checked; the
 // data is skipped, its CRC checked when read). Reads the file in blocks of `block_bytes` (a header
-// lying in the last block read costs no read). A record running past the end of the file or a
-// file ending inside a header is an error naming the record.
+// lying in the last block read costs no read; after a record of a quarter block or more, only the
+// next header's 12 bytes are read). A record running past the end of the file or a file ending inside a
+// header is an error naming the record.
 std::vector<TfRecordSpan> ScanTfRecords(const ByteSource& source, int64_t block_bytes = 64 << 10);
 
 // Parses an index's text (`index_name` for messages). Each span keeps its line number. Throws on a
