@@ -5,6 +5,8 @@
 // |----------|------------|----------------------------------------|-------------------------------|
 // | tfrecord | TFRecord   | <DIR or the file's folder>/<name>.idx  | DALI's tfrecord2idx: "offset  |
 // |          |            |                                        | size" per record              |
+// | webdataset | tar shards | <DIR or the shard's folder>/<name>.idx | DALI's wds2idx v1.2: a line |
+// |          |            |                                        | per sample (wds_index.h)      |
 //
 // A file may be a URL (read through ByteSource); its index then goes to DIR (required). One line per
 // file (records, MB, seconds, MB/s scanned, the index written) and a total. Every record's header
@@ -28,6 +30,9 @@ namespace conveyor::cli {
 // Indexes `files` into `out_dir` ("" = each file's folder); prints one line per file and a total.
 // Throws InvalidArgument naming the file for anything it cannot index.
 int IndexTfRecordFiles(const std::vector<std::string>& files, const std::string& out_dir, std::ostream& out);
+// The same for WebDataset tar shards: headers scanned with libarchive (tar_scan.h), members grouped
+// into samples; a compressed or damaged tar is an error naming it.
+int IndexWebDatasetShards(const std::vector<std::string>& files, const std::string& out_dir, std::ostream& out);
 
 class IndexCommand {
  public:

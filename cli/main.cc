@@ -3,7 +3,7 @@
 //   conveyor validate PIPELINE.yaml...        conveyor ops [--plugin LIB.so] [--markdown] [NAME]
 //   conveyor run PIPELINE.yaml [...]          conveyor bench PIPELINE.yaml [...]
 //   conveyor preview PIPELINE.yaml -o grid.png [...]
-//   conveyor index tfrecord FILE... [-o DIR]
+//   conveyor index tfrecord|webdataset FILE... [-o DIR]
 //
 // Exit status: 0 success, 1 a user error (bad YAML, missing file, failing pipeline: one line on
 // stderr), 2 bad command-line arguments (the usage text on stderr). Conveyor's exceptions become

@@ -32,7 +32,7 @@ const OpSchema kWebDatasetSchema = WithShardReaderArgs(
     OpSchema("readers.webdataset")
         .Doc("Reads WebDataset tar shards (paths, globs, {000..099} ranges, http(s) URLs): one output per `ext` "
              "entry, each sample's member bytes. The index comes from index_paths (DALI's wds2idx format; "
-             "`conveyor shards --index` writes it) or from scanning the tar headers (libarchive) at construction.")
+             "`conveyor index webdataset` writes it) or from scanning the tar headers (libarchive) at construction.")
         .Output("data", "One per ext entry: the sample's member with that extension, uint8 [size] (or dtypes').")
         .OutputPerEntryOf("ext")
         .RequiredArg<std::vector<std::string>>("paths", "Tar shards: paths, globs, brace ranges or http(s) URLs.")

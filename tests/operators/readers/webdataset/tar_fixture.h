@@ -54,9 +54,10 @@ inline std::vector<uint8_t> RandomBytes(std::mt19937& rng, size_t size) {
   return b;
 }
 
-// Writes `members` in order into `path` (format ustar | gnu | pax; ".tar.gz" compresses).
+// Writes `members` in order into `path` (format ustar | gnu | pax; ".tar.gz" compresses), and
+// with `python_index` that shard's wds2idx index as Python's tarfile sees it (make_tar.py).
 inline void WriteTar(const std::string& path, const std::vector<TarMemberSpec>& members,
-                     const std::string& format = "pax") {
+                     const std::string& format = "pax", const std::string& python_index = "") {
   const std::string dir = FreshTempDir("members");
   const std::string manifest = dir + "/manifest.txt";
   std::ofstream list(manifest);
@@ -71,7 +72,7 @@ inline void WriteTar(const std::string& path, const std::vector<TarMemberSpec>& 
   }
   list.close();
   const std::string cmd = "python3 tests/operators/readers/webdataset/make_tar.py '" + path + "' " + format + " '" +
-                          manifest + "'";
+                          manifest + "'" + (python_index.empty() ? "" : " '" + python_index + "'");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::filesystem::remove_all(dir);
 }
