@@ -20,7 +20,8 @@ CUDA=${CUDA_PATH:-/usr/local/cuda}
 [ "${FUZZ_CLEAN:-0}" = 1 ] && rm -rf "$OUT"
 mkdir -p "$OUT/obj"
 SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
-FLAGS=(-std=c++20 -I. -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
+# $OUT/gen: C++ generated from the .proto files the libraries hold (protoc, as their Bazel genrules).
+FLAGS=(-std=c++20 -I. -I"$OUT/gen" -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
 LIBS=(//operators:all_operators //core/pipeline:spec //core/interop)
 
 # FUZZ_REUSE_SOURCES=1 skips the Bazel query and archive build (a busy shared Bazel server) and
@@ -32,11 +33,15 @@ else
   # Sources of everything the targets link, minus headers; .cu files come as Bazel-built archives.
   mapfile -t labels < <($BAZEL query --noshow_progress \
       "kind('source file', deps($(echo "${LIBS[*]}" | sed 's/ / + /g')))" 2>/dev/null |
-      grep -v '^@' | grep -E '\.(cc|cu)$')
+      grep -v '^@' | grep -E '\.(cc|cu|proto)$')
   srcs=() cu_targets=()
   for l in "${labels[@]}"; do
     p=${l#//}; p=${p/://}
-    if [[ $p == *.cu ]]; then cu_targets+=("$l"); else srcs+=("$p"); fi
+    if [[ $p == *.proto ]]; then
+      gen="$OUT/gen/${p%.proto}.pb.cc"
+      [ -f "$gen" ] && [ ! "$p" -nt "$gen" ] || { mkdir -p "$OUT/gen" && /usr/bin/protoc --proto_path=. --cpp_out="$OUT/gen" "$p"; }
+      srcs+=("$gen")
+    elif [[ $p == *.cu ]]; then cu_targets+=("$l"); else srcs+=("$p"); fi
   done
   # A .cu file is the one source of a cuda_library named after it (foo_gpu.cu -> :foo_gpu).
   archives=()
@@ -68,7 +73,7 @@ for t in "${targets[@]}"; do
   echo "  LINK $t"
   $CXX "${FLAGS[@]}" "${SAN[@]}" -fsanitize=fuzzer "fuzz/$t.cc" "${objs[@]}" \
       -Wl,--start-group "${archives[@]}" -Wl,--end-group \
-      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -ldl -lrt -lpthread \
+      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -lprotobuf -larchive -lcurl -ldl -lrt -lpthread \
       -o "$OUT/$t"
 done
 echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"

@@ -261,22 +261,25 @@ std::vector<FeatureSpec> ParseFeatureSpecs(const std::vector<std::string>& entri
 }
 
 FeatureValue LookupFeature(const FeatureSpec& spec, const tfexample::Example& example, const std::string& where) {
-  const auto& map = example.features().feature();
-  const auto it = map.find(spec.name);
-  const std::string about = where + ": feature \"" + spec.name + "\" (spec \"" + spec.text + "\")";
-  if (it == map.end()) {
+  const Feature* found = nullptr;
+  for (const tfexample::FeatureEntry& entry : example.features().feature()) {
+    if (entry.key() == spec.name) found = &entry.value();  // the last one wins, as in TensorFlow's map
+  }
+  // Built only for a message: lookups run per record and feature.
+  const auto about = [&] { return where + ": feature \"" + spec.name + "\" (spec \"" + spec.text + "\")"; };
+  if (found == nullptr) {
     if (spec.var_len) return {OutputShape(spec, 0, 0), nullptr};
-    if (!spec.has_default) throw InvalidArgument(about + ": missing from the record, and the spec has no default");
+    if (!spec.has_default) throw InvalidArgument(about() + ": missing from the record, and the spec has no default");
     return {OutputShape(spec, spec.count(), LongestBytes(nullptr, spec)), nullptr};
   }
-  const Feature& f = it->second;
+  const Feature& f = *found;
   if (!KindMatches(f, spec.kind)) {
-    throw InvalidArgument(about + ": expected " + KindName(spec.kind) + " values, the record has " + ListName(f) +
+    throw InvalidArgument(about() + ": expected " + KindName(spec.kind) + " values, the record has " + ListName(f) +
                           " of " + std::to_string(ValueCount(f)));
   }
   const int64_t n = ValueCount(f);
   if (!spec.var_len && n != spec.count()) {
-    throw InvalidArgument(about + ": expected " + std::to_string(spec.count()) + " " + KindName(spec.kind) +
+    throw InvalidArgument(about() + ": expected " + std::to_string(spec.count()) + " " + KindName(spec.kind) +
                           (spec.count() == 1 ? " value" : " values") + ", the record has " + std::to_string(n));
   }
   return {OutputShape(spec, n, LongestBytes(&f, spec)), &f};
@@ -288,11 +291,11 @@ void WriteFeature(const FeatureSpec& spec, const FeatureValue& value, void* dst)
     auto* out = static_cast<uint8_t*>(dst);
     const int64_t width = value.shape[value.shape.ndim() - 1];
     const int64_t rows = value.shape.ndim() == 1 ? 1 : value.shape[0];
-    std::memset(out, 0, static_cast<size_t>(elements));
     for (int64_t r = 0; r < rows; ++r) {
       const std::string& v = value.feature != nullptr ? value.feature->bytes_list().value(static_cast<int>(r))
                                                       : spec.bytes_default;
       std::memcpy(out + r * width, v.data(), v.size());
+      std::memset(out + r * width + static_cast<int64_t>(v.size()), 0, static_cast<size_t>(width) - v.size());
     }
     return;
   }

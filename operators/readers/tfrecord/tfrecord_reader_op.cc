@@ -137,10 +137,9 @@ class TfRecordReaderOp final : public ShardReaderOp {
     const ShardComponent& c = sample.sample->components[0];
     const int64_t record = sample.index - index().shard_begin(sample.shard);
     const std::string where = spec().Describe() + ": " + RecordWhere(index().shard(sample.shard).path, record, c.offset);
-    std::vector<uint8_t>& framed = records_[i];
-    framed.resize(static_cast<size_t>(c.size));
-    ReadComponent(sample, c, framed.data());
-    const std::span<const uint8_t> data = CheckTfRecord(framed.data(), c.size, where);
+    uint8_t* framed = records_[i].Reserve(static_cast<size_t>(c.size));
+    ReadComponent(sample, c, framed);
+    const std::span<const uint8_t> data = CheckTfRecord(framed, c.size, where);
     if (data.size() > static_cast<size_t>(INT_MAX)) {
       throw InvalidArgument(where + ": " + std::to_string(data.size()) +
                             " bytes of data, more than a protobuf message may hold (2 GiB)");
@@ -155,10 +154,27 @@ class TfRecordReaderOp final : public ShardReaderOp {
     for (size_t f = 0; f < features_.size(); ++f) values[f] = LookupFeature(features_[f], example, where);
   }
 
+  // A record's bytes: grown, never zero-filled (a vector's resize would clear every new byte, 11%
+  // of the reader's time in perf before it was replaced).
+  class RecordBuffer {
+   public:
+    uint8_t* Reserve(size_t bytes) {
+      if (bytes > capacity_) {
+        data_.reset(new uint8_t[bytes]);
+        capacity_ = bytes;
+      }
+      return data_.get();
+    }
+
+   private:
+    std::unique_ptr<uint8_t[]> data_;
+    size_t capacity_ = 0;
+  };
+
   std::vector<FeatureSpec> features_;
   // Per batch position, between Setup and RunCpu (reused across batches): the framed record, its
   // parsed Example, and each feature's value (pointing into the Example).
-  std::vector<std::vector<uint8_t>> records_;
+  std::vector<RecordBuffer> records_;
   std::vector<tfexample::Example> examples_;
   std::vector<std::vector<FeatureValue>> values_;
 };

@@ -205,5 +205,31 @@ TEST(Features, AFeatureWithNoListSetIsEmpty) {
               HasSubstr("expected 1 int64 value, the record has 0"));
 }
 
+// Keys are bytes (no UTF-8 check, no protobuf error log) and a repeated key's last value wins, as
+// in TensorFlow's map<string, Feature>.
+TEST(Features, KeysAreBytesAndTheLastOfARepeatedKeyWins) {
+  tfexample::Example example;
+  auto* features = example.mutable_features();
+  for (int64_t v : {1, 2}) {
+    tfexample::FeatureEntry* entry = features->add_feature();
+    entry->set_key("label");
+    entry->mutable_value()->mutable_int64_list()->add_value(v);
+  }
+  tfexample::FeatureEntry* odd = features->add_feature();
+  odd->set_key(std::string("\xff\xfe", 2));
+  odd->mutable_value()->mutable_float_list()->add_value(0.5f);
+  tfexample::Example parsed;
+  const std::string wire = example.SerializeAsString();
+  ASSERT_TRUE(parsed.ParseFromString(wire));
+  const FeatureSpec spec = Spec("label: int64");
+  int64_t value = 0;
+  WriteFeature(spec, LookupFeature(spec, parsed, "w"), &value);
+  EXPECT_EQ(value, 2);
+  const FeatureSpec odd_spec = Spec(std::string("\xff\xfe: float"));
+  float f = 0;
+  WriteFeature(odd_spec, LookupFeature(odd_spec, parsed, "w"), &f);
+  EXPECT_EQ(f, 0.5f);
+}
+
 }  // namespace
 }  // namespace conveyor::ops

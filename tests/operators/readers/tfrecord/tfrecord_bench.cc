@@ -44,9 +44,12 @@ std::vector<std::string> Dataset(int files, int records, size_t bytes) {
     for (int r = 0; r < records; ++r) {
       for (char& c : payload) c = static_cast<char>(rng());
       tfexample::Example example;
-      auto& features = *example.mutable_features()->mutable_feature();
-      features["image/encoded"].mutable_bytes_list()->add_value(payload);
-      features["image/class/label"].mutable_int64_list()->add_value(r);
+      tfexample::FeatureEntry* image = example.mutable_features()->add_feature();
+      image->set_key("image/encoded");
+      image->mutable_value()->mutable_bytes_list()->add_value(payload);
+      tfexample::FeatureEntry* label = example.mutable_features()->add_feature();
+      label->set_key("image/class/label");
+      label->mutable_value()->mutable_int64_list()->add_value(r);
       const std::string data = example.SerializeAsString();
       const std::string framed =
           ops::FrameTfRecord({reinterpret_cast<const uint8_t*>(data.data()), data.size()});

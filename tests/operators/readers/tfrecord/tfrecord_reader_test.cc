@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/op/harness.h"
 #include "operators/readers/shards/shard_reader_op.h"
+#include "tests/conformance/conformance.h"
 #include "tests/operators/readers/tfrecord/tfrecord_fixture.h"
 
 namespace conveyor {
@@ -187,6 +188,21 @@ TEST_F(TfRecordReader, EpochSizeWithPaddingAndShards) {
   OpHarness h(spec, Device::kCpu, 4);
   EXPECT_EQ(h.op().EpochSize(4), 8);  // ceil(30 / 4) = 8 samples, two whole batches
 }
+
+// testdata/two_records.tfrecord: two Examples written by write_tfrecords.py (a JPEG and a PNG
+// signature as image/encoded, labels 7 and 3), with its tfrecord2idx index.
+const std::string kTwoRecords = "tests/operators/readers/tfrecord/testdata/two_records.tfrecord";
+using testing::OperatorConformance;
+INSTANTIATE_TEST_SUITE_P(
+    TfRecordReader, OperatorConformance,
+    ::testing::Values(testing::ConformanceCase{"cpu", Reader({kTwoRecords}, {"image/encoded: bytes", "label: int64"}),
+                                               Device::kCpu},
+                      testing::ConformanceCase{
+                          "cpu_indexed",
+                          Reader({kTwoRecords}, {"image/encoded: bytes", "label: int64[1] = -1", "none: float[]"})
+                              .SetArg("index_path", std::vector<std::string>{kTwoRecords + ".idx"}),
+                          Device::kCpu}),
+    testing::CaseName);
 
 }  // namespace
 }  // namespace conveyor
