@@ -11,7 +11,11 @@
 // whole (in parallel), checks both CRC32Cs, parses the Examples and sizes the outputs from them;
 // RunCpu copies each feature's values into its output. Every error names the op, the file, the
 // record and its offset (and the feature and its spec).
+#include <algorithm>
+#include <atomic>
 #include <climits>
+#include <exception>
+#include <thread>
 #include <memory>
 #include <vector>
 
@@ -69,12 +73,8 @@ class TfRecordReaderOp final : public ShardReaderOp {
     for (size_t f = 0; f < paths.size(); ++f) {
       files[f].path = paths[f];
       if (!index_paths.empty()) files[f].index_path = index_paths[f];
-      try {
-        ListRecords(files[f]);
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(where + ": " + e.what());
-      }
     }
+    ListAll(files);
     SetIndex(ShardIndex(std::move(files)));
   }
 
@@ -107,6 +107,36 @@ class TfRecordReaderOp final : public ShardReaderOp {
   }
 
  private:
+  // Lists every file's records on up to kListThreads threads (a URL's index read or scan waits on
+  // the network); the error of the first failing file in path order is the one thrown.
+  void ListAll(std::vector<ShardInfo>& files) const {
+    std::vector<std::exception_ptr> errors(files.size());
+    std::atomic<size_t> next{0};
+    const auto work = [&] {
+      for (size_t f; (f = next++) < files.size();) {
+        try {
+          ListRecords(files[f]);
+        } catch (...) {
+          errors[f] = std::current_exception();
+        }
+      }
+    };
+    {
+      std::vector<std::jthread> threads;
+      const size_t extra = std::min<size_t>(kListThreads, files.size()) - 1;
+      for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+      work();
+    }  // joined
+    for (const std::exception_ptr& error : errors) {
+      if (!error) continue;
+      try {
+        std::rethrow_exception(error);
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument(spec().Describe() + ": " + e.what());
+      }
+    }
+  }
+
   // The file's records as samples ("record N", one component: the framed record), from its index
   // (checked against the file's size when the file is local; a URL's is checked when first opened)
   // or from a scan of its headers.
@@ -170,6 +200,8 @@ class TfRecordReaderOp final : public ShardReaderOp {
     std::unique_ptr<uint8_t[]> data_;
     size_t capacity_ = 0;
   };
+
+  static constexpr size_t kListThreads = 16;
 
   std::vector<FeatureSpec> features_;
   // Per batch position, between Setup and RunCpu (reused across batches): the framed record, its

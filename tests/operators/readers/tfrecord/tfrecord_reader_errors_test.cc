@@ -95,6 +95,18 @@ TEST_F(TfRecordReaderErrors, TruncatedFileAtTheScanOrAgainstItsIndex) {
                          std::to_string(offset + size) + ", past the end of \"" + b_ + "\""));
 }
 
+// Files are listed on several threads; the error is the first failing file's in path order.
+TEST_F(TfRecordReaderErrors, ListingReportsTheFirstFailingFileInPathOrder) {
+  const auto many = testing::MakeTfRecordDataset(testing::FreshTempDir("many"), 24, 2, rng_, 100);
+  std::vector<std::string> paths;
+  for (const PlanFile& f : many) paths.push_back(f.path);
+  for (int bad : {19, 7, 13}) Poke(paths[static_cast<size_t>(bad)], 3);  // a length byte: its CRC fails
+  for (int run = 0; run < 5; ++run) {
+    EXPECT_THAT(ErrorOf([&] { OpHarness h(Reader(paths, {"label: int64"}), Device::kCpu, 4); }),
+                StartsWith("op \"readers.tfrecord\" (r): \"" + paths[7] + "\": record 0 at offset 0: length CRC32C"));
+  }
+}
+
 TEST_F(TfRecordReaderErrors, LengthLargerThanTheFileBeforeAnyAllocation) {
   std::string header(12, '\0');
   const uint64_t length = uint64_t{1} << 50;
