@@ -1,6 +1,7 @@
-// A YAML pipeline on the CPU: readers.tfrecord reads JPEGs (TurboJPEG) and labels from TFRecord files
-// written by protobuf's Python runtime, decoders.image decodes them; every image and label of an
-// epoch comes out, with sources naming "file:record N" through the decoder.
+// YAML pipelines on the CPU over TFRecord files written by protobuf's Python runtime:
+// readers.tfrecord reads JPEGs (TurboJPEG) and labels, decoders.image decodes them, every image and
+// label of an epoch comes out with sources naming "file:record N" through the decoder; and a
+// checkpointed pipeline resumes exactly in both shuffle modes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -80,6 +81,51 @@ outputs: [images, labels]
     p.Run();
   }
   EXPECT_EQ(seen.size(), 12u) << "one epoch: every record once";
+}
+
+// Pipeline::Checkpoint after two batches, then ResumeFrom in a new pipeline: the same batches as
+// the uninterrupted run, in both shuffle modes, with prefetching (the CPU stage runs ahead).
+TEST(TfRecordPipeline, ResumedPipelineYieldsTheUninterruptedBatches) {
+  std::mt19937 rng(std::random_device{}());
+  const std::string dir = testing::FreshTempDir("tfrecord_resume");
+  testing::MakeTfRecordDataset(dir, 3, 7, rng, 500);
+  for (const std::string mode : {"samples", "shards"}) {
+    const std::string yaml =
+        "pipeline: {name: resume, batch_size: 4, device: cpu, num_threads: 2, prefetch_depth: 2, seed: 9}\n"
+        "ops:\n  - op: readers.tfrecord\n    name: reader\n"
+        "    args: {path: [\"part-*.tfrecord\"], features: [\"image/encoded: bytes\", \"label: int64\", "
+        "\"bbox: float[]\"], random_shuffle: true, shuffle: " + mode + ", initial_fill: 5}\n"
+        "    outputs: [bytes, labels, bbox]\noutputs: [bytes, labels, bbox]\n";
+    const auto run = [&](Pipeline& p, int iterations, std::string* checkpoint_at_2) {
+      std::vector<std::vector<uint8_t>> batches;
+      for (int it = 0; it < iterations; ++it) {
+        if (it == 2 && checkpoint_at_2) *checkpoint_at_2 = p.Checkpoint();
+        PipelineOutputs out = p.Outputs();
+        std::vector<uint8_t> all;
+        for (const char* name : {"bytes", "labels", "bbox"}) {
+          const TensorListCPU& t = out.Cpu(out.Index(name));
+          for (int i = 0; i < t.num_samples(); ++i) {
+            const auto* b = static_cast<const uint8_t*>(t.raw_sample(i));
+            all.insert(all.end(), b, b + t.shape(i).num_elements() * static_cast<int64_t>(DTypeSize(t.dtype())));
+          }
+        }
+        batches.push_back(std::move(all));
+        out.Release();
+        p.Run();
+      }
+      return batches;
+    };
+    Pipeline whole = Pipeline::FromYaml(yaml, dir);
+    whole.Build();
+    std::string checkpoint;
+    const auto expected = run(whole, 12, &checkpoint);  // 48 samples: more than two epochs of 21
+    EXPECT_THAT(checkpoint, ::testing::HasSubstr("state reader mode=" + mode + " samples=21 shards=3"));
+    Pipeline resumed = Pipeline::FromYaml(yaml, dir);
+    resumed.ResumeFrom(checkpoint);
+    resumed.Build();
+    const auto got = run(resumed, 10, nullptr);
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], expected[i + 2]) << mode << ": iteration " << i + 2;
+  }
 }
 
 }  // namespace
