@@ -17,6 +17,7 @@ const std::string& SampleData() {
     if (std::system(command.c_str()) != 0) throw std::runtime_error("make_sample_data failed: " + ReadText(d + ".log"));
     setenv("CONVEYOR_DATA", (d + "/samples").c_str(), 1);
     setenv("CONVEYOR_NPY_DATA", (d + "/samples_npy").c_str(), 1);
+    setenv("CONVEYOR_TFRECORD_DATA", (d + "/tfrecord").c_str(), 1);
     setenv("CONVEYOR_PLUGIN_DIR", std::filesystem::absolute("tests/plugins").c_str(), 1);
     return d;
   }();
@@ -41,6 +42,10 @@ std::vector<ShippedPipeline> ShippedPipelines(int batch) {
       {"pipelines/numpy_features.yaml", {}, {"features: float32 " + n + "(3, 16)"}, false},
       {"pipelines/plugin_example.yaml", {}, {"percent: float32 " + n + "(3, 16)"}, false},
       {"pipelines/random_augment.yaml", {}, {"quantized: int32 " + n + "(4, 4)", "flips: int32 " + n + "()"}, false},
+      {"pipelines/tfrecord_train.yaml",
+       {},
+       {"images_out: float16 " + n + "(3, 224, 224) CHW", "labels: int64 " + n + "(1,)"},
+       true},
   };
 }
 

@@ -11,6 +11,9 @@
 // |                                   | some 4:4:4 and some progressive (a realistic decoder mix)  |
 // | OUTDIR/file_list.txt              | `samples/class_0K/NNNN.jpg K` lines: 4 files per class     |
 // | OUTDIR/samples_npy/hist_NNN.npy   | 16 float32 [3, 16] colour histograms of the first images  |
+// | OUTDIR/tfrecord/train-0000F-of-00004.tfrecord | the same JPEGs as tf.train.Example records   |
+// |                                   | (image/encoded, image/class/label), in order k, a quarter  |
+// |                                   | per file, each with its tfrecord2idx index (.idx beside)   |
 // | OUTDIR/samples/.complete          | written last: the set is whole (tools/quickstart.sh)       |
 //
 // Content: tools/testimages' MakePhotoLike (gradients, waves, shapes, two-scale texture, grain)
@@ -26,11 +29,14 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "operators/readers/tfrecord/tfrecord_writer.h"
 #include "tools/testimages/test_images.h"
 
 namespace {
@@ -42,6 +48,7 @@ constexpr int kClasses = 10;
 constexpr int kListPerClass = 4;
 constexpr int kHistograms = 16;
 constexpr int kHistBins = 16;
+constexpr int kTfRecordFiles = 4;
 constexpr double kPi = 3.14159265358979323846;
 
 int Usage() {
@@ -130,6 +137,26 @@ std::string FileName(int label, int index) {
   return name;
 }
 
+// The JPEGs again as TFRecord files (readers.tfrecord, pipelines/tfrecord_train.yaml): sample k
+// (class k % 10) in file k * kTfRecordFiles / total.
+void WriteTfRecords(const std::string& dir, int total) {
+  std::filesystem::create_directories(dir + "/tfrecord");
+  for (int f = 0; f < kTfRecordFiles; ++f) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "/tfrecord/train-%05d-of-%05d.tfrecord", f, kTfRecordFiles);
+    conveyor::ops::TfRecordWriter writer(dir + name);
+    for (int k = total * f / kTfRecordFiles; k < total * (f + 1) / kTfRecordFiles; ++k) {
+      const int label = k % kClasses;
+      std::ifstream in(dir + "/" + FileName(label, k / kClasses), std::ios::binary);
+      const std::string jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (jpeg.empty()) throw std::runtime_error("cannot read back " + FileName(label, k / kClasses));
+      writer.Write({{conveyor::ops::ExampleFeature::kBytes, "image/encoded", {jpeg}, {}, {}},
+                    {conveyor::ops::ExampleFeature::kInt64, "image/class/label", {}, {label}, {}}});
+    }
+    writer.Close();
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,11 +216,12 @@ int main(int argc, char** argv) {
       std::snprintf(name, sizeof(name), "/samples_npy/hist_%03d.npy", k);
       WriteNpyFloat32(dir + name, {3, kHistBins}, histograms[static_cast<size_t>(k)]);
     }
+    WriteTfRecords(dir, total);
     conveyor::testimages::WriteFile(dir + "/samples/.complete", {});
     std::printf("sample data in %s: %d JPEGs in %d classes (samples/, %.1f MB), file_list.txt (%d files), "
-                "%d .npy files (samples_npy/)\n",
+                "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/)\n",
                 dir.c_str(), total, kClasses, static_cast<double>(bytes.load()) / 1e6, kClasses * kListPerClass,
-                kHistograms);
+                kHistograms, kTfRecordFiles);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_sample_data: %s\n", e.what());
     return 1;

@@ -15,6 +15,10 @@ Plan (stdin or a file), one directive per line; the C++ test writes it with fres
   nokind NAME          a Feature with no list set
   raw HEX              a record whose data is these bytes (not an Example)
 Usage: write_tfrecords.py PLAN
+       write_tfrecords.py --dump FILE   (reads FILE back: checks every record's two CRC32Cs, parses
+                                         its Example and prints one line per record, features by
+                                         name: "name kind value...", bytes and float32 bits in hex,
+                                         "-" for an empty value, features joined by " | ")
 """
 import struct
 import sys
@@ -81,7 +85,41 @@ def example_class():
     return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName("testtf.Example"))
 
 
+def dump(path):
+    Example = example_class()
+    data = open(path, "rb").read()
+    offset, index = 0, 0
+    while offset < len(data):
+        length_bytes = data[offset:offset + 8]
+        (length,) = struct.unpack("<Q", length_bytes)
+        (length_crc,) = struct.unpack("<I", data[offset + 8:offset + 12])
+        if masked(crc32c(length_bytes)) != length_crc:
+            sys.exit("record %d: bad length CRC" % index)
+        body = data[offset + 12:offset + 12 + length]
+        (data_crc,) = struct.unpack("<I", data[offset + 12 + length:offset + 16 + length])
+        if len(body) != length or masked(crc32c(body)) != data_crc:
+            sys.exit("record %d: bad data CRC or truncated" % index)
+        example = Example()
+        example.ParseFromString(body)
+        parts = []
+        for name in sorted(example.features.feature):
+            f = example.features.feature[name]
+            kind = f.WhichOneof("kind")
+            if kind == "bytes_list":
+                values = [v.hex() or "-" for v in f.bytes_list.value]
+            elif kind == "int64_list":
+                values = [str(v) for v in f.int64_list.value]
+            else:
+                values = [struct.pack("<f", v).hex() for v in f.float_list.value]  # float32 bits
+            parts.append(" ".join([name, kind or "none"] + values))
+        print(" | ".join(parts))
+        offset += length + 16
+        index += 1
+
+
 def main():
+    if sys.argv[1] == "--dump":
+        return dump(sys.argv[2])
     Example = example_class()
     files = []  # [path, [record bytes]]
     current = None
