@@ -3,7 +3,7 @@
 #   1. installs the Debian packages the build needs (tools/setup.sh; skips what is present),
 #   2. builds the conveyor CLI, the sample-data generator and the example plugin,
 #   3. generates the sample dataset at first use (data/: 260 JPEGs in 10 classes, a file list,
-#      .npy arrays; tools/make_sample_data, about 5 s),
+#      .npy arrays, the JPEGs again as TFRecord files; tools/make_sample_data, about 5 s),
 #   4. runs the training pipeline (pipelines/image_classification_train.yaml) for $EPOCHS epochs
 #      (default 5) on the GPU when there is one, else on the CPU, printing the progress and summary,
 #   5. writes data/preview.png: one augmented batch beside the decoded images it came from.
