@@ -3,6 +3,7 @@
 # .bundle/ (git-ignored, < 64 MiB) so they run on a GPU machine that has none of our dependencies.
 #
 #   tools/gpu_bundle.sh              # build + pack
+#   BUNDLE_TESTS='decoders|pipelines' tools/gpu_bundle.sh   # only the test binaries matching the regex
 #   then on the GPU machine:  tar xJf .gpu_bundle/bundle.tar.xz && .bundle/run.sh [--sanitize] [--bench] [--python]   (logs to $OUT or ./out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,7 @@ mkdir -p "$BUNDLE/tests" "$BUNDLE/bench" "$BUNDLE/lib" "$BUNDLE/python"
 
 bin=$($BAZEL info bazel-bin 2>/dev/null)
 libs=()
-for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null); do
+for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
   name=${rel//\//__}
   # The runfiles tree holds the binary and its data (YAML files, plugin .so files) at the paths the
@@ -26,7 +27,7 @@ for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null); do
   libs+=("$bin/$rel")
 done
 # The binaries with GPU tests (tag gpu), for run.sh --gpu-only (the sanitizer sweeps).
-for target in $($BAZEL query 'attr(tags, "gpu", kind("cc_test", //...))' 2>/dev/null); do
+for target in $($BAZEL query 'attr(tags, "gpu", kind("cc_test", //...))' 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
   echo "${rel//\//__}" >> "$BUNDLE/tests/gpu_index"
 done

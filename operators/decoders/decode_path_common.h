@@ -16,6 +16,7 @@ using Clock = std::chrono::steady_clock;
 
 inline constexpr unsigned kFlagsUpsamplingWithInterpolation = 32;  // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
 inline constexpr unsigned kFlagsHwDecodeNoPipeline = 1;            // NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
+inline constexpr unsigned kFlagsEnableMemoryPools = 2;             // NVJPEG_FLAGS_ENABLE_MEMORY_POOLS
 // nvjpegChromaSubsampling_t values (a C enum) the engines' buffers are preallocated for.
 inline constexpr int kCss444 = 0, kCss422 = 1, kCss420 = 2, kCssGray = 6;
 

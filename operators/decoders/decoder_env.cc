@@ -45,6 +45,10 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
          "nvJPEG's default", o.engines_pipeline);
   Switch("CONVEYOR_JPEG_PREALLOC_GROW", "preallocate the engines' pool once", "again for each larger batch or image",
          o.engines_prealloc_grow);
+  Switch("CONVEYOR_JPEG_PREALLOC_ALL", "only the 4:2:0 engines' call preallocates", "every engines' call does",
+         o.engines_prealloc_all);
+  Switch("CONVEYOR_JPEG_MEMORY_POOLS", "nvJPEG's default allocations on the engines' handles",
+         "NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them", o.engines_memory_pools);
   WholeNumber("CONVEYOR_JPEG_CUDA_PINNED", 2, 16, o.cuda_pinned_buffers);
   WholeNumber("CONVEYOR_JPEG_CUDA_STATES", 1, 16, o.cuda_states);
   WholeNumber("CONVEYOR_JPEG_TRACE", 0, 1000, o.trace_calls);

@@ -8,8 +8,10 @@
 // | CONVEYOR_JPEG_ENGINES        | 0 off, 1 on (1)                  | engines                       |
 // | CONVEYOR_JPEG_ENGINE_THREADS | 1-4 (2)                          | engine_threads                |
 // | CONVEYOR_JPEG_ENGINES_WAIT   | 0 no host wait, 1 wait (1)       | engines_wait                  |
-// | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag, 1 default (1)| engines_pipeline              |
+// | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag (0), 1 nvJPEG's| engines_pipeline             |
 // | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (1)   | engines_prealloc_grow         |
+// | CONVEYOR_JPEG_PREALLOC_ALL   | 0 the 4:2:0 call, 1 every call(0)| engines_prealloc_all          |
+// | CONVEYOR_JPEG_MEMORY_POOLS   | 0 default, 1 ENABLE_MEMORY_POOLS | engines_memory_pools          |
 // | CONVEYOR_JPEG_CUDA_PINNED    | 2-16 (2)                         | cuda_pinned_buffers           |
 // | CONVEYOR_JPEG_CUDA_STATES    | 1-16 (1)                         | cuda_states                   |
 // | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |

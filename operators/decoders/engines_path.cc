@@ -108,7 +108,8 @@ std::string EnginesPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions&
   lib_ = &lib;
   options_ = options;
   const NvjpegApi& a = lib.api();
-  const unsigned pipeline = options.engines_pipeline ? 0u : kFlagsHwDecodeNoPipeline;
+  const unsigned pipeline = (options.engines_pipeline ? 0u : kFlagsHwDecodeNoPipeline) |
+                            (options.engines_memory_pools ? kFlagsEnableMemoryPools : 0u);
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
   auto make = [&](unsigned f, nvjpegHandle_t* h) {
     auto alloc = std::make_unique<NvjpegAllocators>(true);
@@ -127,7 +128,7 @@ std::string EnginesPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions&
     return std::string("no hardware JPEG engines: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE): ") + StatusName(st);
   }
   handles_.push_back(first);
-  counters.hw_no_pipeline = pipeline != 0;
+  counters.hw_no_pipeline = (flags_ & kFlagsHwDecodeNoPipeline) != 0;
   if (a.nvjpegGetHardwareDecoderInfo != nullptr) {
     unsigned engines = 0, cores = 0;
     if (a.nvjpegGetHardwareDecoderInfo(first, &engines, &cores) == NVJPEG_STATUS_SUCCESS) {
@@ -344,7 +345,7 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
   // Only the 4:2:0 call preallocates for its batch and largest image: a minority kind's call sized
   // for n times its largest image took ~0.5 GB per state (realistic set, H100); its pool grows to
   // what its calls hold instead.
-  const bool grow_prealloc = options_.engines_prealloc_grow && group == kCall420;
+  const bool grow_prealloc = options_.engines_prealloc_grow && (group == kCall420 || options_.engines_prealloc_all);
   const bool first = call.prealloc_n == 0;
   const bool grown = n > call.prealloc_n || max_h > call.prealloc_h || max_w > call.prealloc_w;
   if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !call.prealloc_failed &&

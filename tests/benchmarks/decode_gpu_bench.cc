@@ -247,8 +247,8 @@ void DecodePageableInput(benchmark::State& state, DecodePaths paths, bool roi) {
   RunDecoder(state, GpuDecoderOptions{.paths = paths}, roi, paths, false);
 }
 
-// A decoder with the measuring switch `name` set to `value`: NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handle (CONVEYOR_JPEG_HW_PIPELINE=0:
-// does nvJPEG's buffering of additional images make the call hold its thread?), or more pinned
+// A decoder with the measuring switch `name` set to `value`: nvJPEG's pipelined hardware decode on the
+// engines' handles (CONVEYOR_JPEG_HW_PIPELINE=1; the default sets NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE), or more pinned
 // buffers per CUDA-backend worker (CONVEYOR_JPEG_CUDA_PINNED: do the workers wait for transfers?).
 void DecodeWithEnv(benchmark::State& state, DecodePaths paths, bool roi, const char* name, const char* value) {
   RunDecoder(state, GpuDecoderOptions{.paths = paths}, roi, paths, true, name, value);
@@ -412,10 +412,10 @@ BENCHMARK_CAPTURE(DecodeBench, random_crop_engines_only, DecodePaths::kHardwareO
 BENCHMARK_CAPTURE(DecodePageableInput, auto_mix_pageable, DecodePaths::kAuto, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodePageableInput, engines_only_pageable, DecodePaths::kHardwareOnly, false)->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodePageableInput, random_crop_auto_pageable, DecodePaths::kAuto, true)->UseRealTime()->MinTime(3);
-BENCHMARK_CAPTURE(DecodeWithEnv, auto_mix_no_pipeline, DecodePaths::kAuto, false, "CONVEYOR_JPEG_HW_PIPELINE", "0")
+BENCHMARK_CAPTURE(DecodeWithEnv, auto_mix_hw_pipeline, DecodePaths::kAuto, false, "CONVEYOR_JPEG_HW_PIPELINE", "1")
     ->UseRealTime()->MinTime(3);
-BENCHMARK_CAPTURE(DecodeWithEnv, engines_only_no_pipeline, DecodePaths::kHardwareOnly, false,
-                  "CONVEYOR_JPEG_HW_PIPELINE", "0")->UseRealTime()->MinTime(3);
+BENCHMARK_CAPTURE(DecodeWithEnv, engines_only_hw_pipeline, DecodePaths::kHardwareOnly, false,
+                  "CONVEYOR_JPEG_HW_PIPELINE", "1")->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeWithEnv, auto_mix_pinned4, DecodePaths::kAuto, false, "CONVEYOR_JPEG_CUDA_PINNED", "4")
     ->UseRealTime()->MinTime(3);
 BENCHMARK_CAPTURE(DecodeWithEnv, auto_mix_pinned8, DecodePaths::kAuto, false, "CONVEYOR_JPEG_CUDA_PINNED", "8")

@@ -48,6 +48,10 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
        "expected 0 (NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles) or 1 (nvJPEG's default)"},
       {"CONVEYOR_JPEG_PREALLOC_GROW",
        "expected 0 (preallocate the engines' pool once) or 1 (again for each larger batch or image)"},
+      {"CONVEYOR_JPEG_PREALLOC_ALL",
+       "expected 0 (only the 4:2:0 engines' call preallocates) or 1 (every engines' call does)"},
+      {"CONVEYOR_JPEG_MEMORY_POOLS",
+       "expected 0 (nvJPEG's default allocations on the engines' handles) or 1 (NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
