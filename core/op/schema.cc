@@ -1,6 +1,7 @@
 #include "core/op/schema.h"
 
 #include <cctype>
+#include <cstdio>
 #include <set>
 #include <sstream>
 
@@ -33,10 +34,11 @@ bool IsValidIdentifier(const std::string& name) {
   return true;
 }
 
+// Whole numbers up to 15 digits exactly (a bound of 86400000 ms, not 8.64e+07).
 std::string FormatNumber(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.15g", v);
+  return text;
 }
 
 }  // namespace

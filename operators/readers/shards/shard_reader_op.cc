@@ -32,11 +32,50 @@ OpSchema WithShardReaderArgs(OpSchema schema) {
       .Min(1)
       .Arg<int64_t>("max_open_shards", 64, "Shards kept open at once (least recently used closed first).")
       .Min(1)
+      // How http(s):// shards and index files are fetched (FetchOptions; local paths ignore them).
+      .Arg<int64_t>("http_max_retries", 4,
+                    "URLs: retries of a request that failed with a connection error, a timeout, HTTP 5xx or 429 "
+                    "(0: one attempt).")
+      .Range(0, 100)
+      .Arg<int64_t>("http_retry_backoff_ms", 100, "URLs: the wait before retry k is this * 2^k ms (at most 5 s).")
+      .Range(0, 5000)
+      .Arg<int64_t>("http_connect_timeout_ms", 10000, "URLs: the longest a connection may take to open.")
+      .Range(1, 3600000)
+      .Arg<int64_t>("http_timeout_ms", 60000, "URLs: the longest one request may take, start to end.")
+      .Range(1, 86400000)
+      .Arg<int64_t>("http_read_ahead_bytes", int64_t{8} << 20,
+                    "URLs: how far ahead of a sequential reader (a scan, shuffle: shards) blocks are fetched on "
+                    "background threads (0: never).")
+      .Range(0, static_cast<double>(int64_t{1} << 32))
+      .Arg<int64_t>("http_memory_limit_bytes", int64_t{256} << 20,
+                    "URLs: the most bytes one open shard's cached and read-ahead blocks hold at once (under 32 KiB: "
+                    "no cache); a server without range support must fit in it.")
+      .Range(0, 1e12)
+      .Arg<int64_t>("http_max_connections", 8, "URLs: requests one open shard has in flight at once.")
+      .Range(1, 256)
+      .Arg<std::string>("http_ca_file", "", "URLs: a PEM bundle that verifies https servers (empty: the system's).")
+      .Path()
       .Backends({Device::kCpu});
 }
 
+FetchOptions ShardFetchOptions(const OpSpec& spec) {
+  FetchOptions options;
+  options.max_retries = spec.Arg<int64_t>("http_max_retries");
+  options.retry_base_ms = spec.Arg<int64_t>("http_retry_backoff_ms");
+  options.connect_timeout_ms = spec.Arg<int64_t>("http_connect_timeout_ms");
+  options.request_timeout_ms = spec.Arg<int64_t>("http_timeout_ms");
+  options.read_ahead_bytes = spec.Arg<int64_t>("http_read_ahead_bytes");
+  options.memory_limit_bytes = spec.Arg<int64_t>("http_memory_limit_bytes");
+  options.max_connections = spec.Arg<int64_t>("http_max_connections");
+  options.ca_file = spec.Arg<std::string>("http_ca_file");
+  return options;
+}
+
 ShardReaderOp::ShardReaderOp(const OpSpec& spec)
-    : Operator(spec), seed_arg_(spec.Arg<int64_t>("seed")), max_open_shards_(spec.Arg<int64_t>("max_open_shards")) {
+    : Operator(spec),
+      fetch_options_(ShardFetchOptions(spec)),
+      seed_arg_(spec.Arg<int64_t>("seed")),
+      max_open_shards_(spec.Arg<int64_t>("max_open_shards")) {
   ReaderOptions& r = order_options_.reader;
   r.random_shuffle = spec.Arg<bool>("random_shuffle");
   r.shard_id = spec.Arg<int64_t>("shard_id");
@@ -68,7 +107,7 @@ void ShardReaderOp::SetIndex(ShardIndex index) {
   for (int64_t s = 0; s < index_.num_shards(); ++s) shard_sizes_.push_back(index_.shard_size(s));
   // Validates the rank and the mode's constraints now; the seed only matters at the first batch.
   ShardOrder(shard_sizes_, order_options_, spec().Describe());
-  cache_ = std::make_unique<ShardCache>(&index_, max_open_shards_, FetchOptions{}, spec().Describe());
+  cache_ = std::make_unique<ShardCache>(&index_, max_open_shards_, fetch_options_, spec().Describe());
 }
 
 ShardOrderOptions ShardReaderOp::OptionsWithSeed(uint64_t seed) const {

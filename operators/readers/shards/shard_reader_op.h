@@ -15,7 +15,10 @@
 // Arguments (WithShardReaderArgs; DALI's names): random_shuffle, shard_id, num_shards,
 // stick_to_shard, pad_last_batch, seed (-1: the pipeline's), shuffle (samples | shards: the two
 // modes of shard_order.h), initial_fill (the shuffle buffer of shuffle: shards), max_open_shards
-// (the ShardCache's bound).
+// (the ShardCache's bound); http_max_retries, http_retry_backoff_ms, http_connect_timeout_ms,
+// http_timeout_ms, http_read_ahead_bytes, http_memory_limit_bytes, http_max_connections,
+// http_ca_file: the FetchOptions every URL the reader opens is read with — shards, index files,
+// scans (byte_source.h; local paths ignore them).
 //
 // Sample names: "<shard path or URL>:<key>" and, for a component, ":<key>.<ext>" — what every
 // error of the reader and of later operators (through the sources) names.
@@ -45,8 +48,11 @@
 namespace conveyor::ops {
 
 // Adds random_shuffle, shard_id, num_shards, stick_to_shard, pad_last_batch, seed, shuffle,
-// initial_fill, max_open_shards, and Backends({kCpu}).
+// initial_fill, max_open_shards, the http_* fetch arguments, and Backends({kCpu}).
 OpSchema WithShardReaderArgs(OpSchema schema);
+
+// The http_* arguments of a spec whose schema came from WithShardReaderArgs, as FetchOptions.
+FetchOptions ShardFetchOptions(const OpSpec& spec);
 
 class ShardReaderOp : public Operator {
  public:
@@ -69,6 +75,9 @@ class ShardReaderOp : public Operator {
   const std::vector<int64_t>& batch_indices() const { return batch_indices_; }
   int64_t open_shards() const { return cache_ ? cache_->num_open() : 0; }
   int64_t shard_opens() const { return cache_ ? cache_->opens() : 0; }
+  // How this reader opens URLs (its http_* arguments); derived readers open index files and scan
+  // shards with them too.
+  const FetchOptions& fetch_options() const { return fetch_options_; }
 
  protected:
   struct BatchSample {
@@ -107,6 +116,7 @@ class ShardReaderOp : public Operator {
   std::vector<int64_t> shard_sizes_;
   int64_t empty_shards_ = 0;
   ShardOrderOptions order_options_;
+  FetchOptions fetch_options_;
   int64_t seed_arg_;
   int64_t max_open_shards_;
   std::atomic<int64_t> known_seed_{-1};  // the seed once known (the op's, or the pipeline's at Setup)

@@ -86,9 +86,21 @@ class TfRecordReaderOp final : public ShardReaderOp {
       examples_.resize(n);
     }
     values_.resize(n);
+    // Each record's error is kept: the one thrown is the first failing record's in batch order,
+    // not whichever thread failed first.
+    std::vector<std::exception_ptr> errors(n);
     ws.ParallelFor(static_cast<int64_t>(n), 4, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) LoadRecord(static_cast<size_t>(i), batch[static_cast<size_t>(i)]);
+      for (int64_t i = begin; i < end; ++i) {
+        try {
+          LoadRecord(static_cast<size_t>(i), batch[static_cast<size_t>(i)]);
+        } catch (...) {
+          errors[static_cast<size_t>(i)] = std::current_exception();
+        }
+      }
     });
+    for (const std::exception_ptr& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
     OutputDescs descs(features_.size());
     for (size_t f = 0; f < features_.size(); ++f) {
       descs[f].dtype = features_[f].dtype();
@@ -143,13 +155,13 @@ class TfRecordReaderOp final : public ShardReaderOp {
   void ListRecords(ShardInfo& file) const {
     std::vector<TfRecordSpan> spans;
     if (file.index_path.empty()) {
-      const std::unique_ptr<ByteSource> source = OpenByteSource(file.path);
+      const std::unique_ptr<ByteSource> source = OpenByteSource(file.path, fetch_options());
       file.bytes = source->Size();
       spans = ScanTfRecords(*source);
     } else {
-      spans = ReadTfRecordIndex(*OpenByteSource(file.index_path));
+      spans = ReadTfRecordIndex(*OpenByteSource(file.index_path, fetch_options()));
       if (!IsUrl(file.path)) {
-        file.bytes = OpenByteSource(file.path)->Size();
+        file.bytes = OpenByteSource(file.path, fetch_options())->Size();
         CheckTfRecordIndex(spans, file.index_path, file.path, file.bytes);
       }
     }

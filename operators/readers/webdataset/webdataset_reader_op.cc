@@ -165,7 +165,7 @@ class WebDatasetReaderOp final : public ShardReaderOp {
   void Scan(ShardInfo& shard) const {
     std::unique_ptr<ByteSource> source;
     try {
-      source = OpenByteSource(shard.path);
+      source = OpenByteSource(shard.path, fetch_options());
       shard.bytes = source->Size();
       shard.samples = GroupMembers(ScanTar(*source));
     } catch (const InvalidArgument& e) {
@@ -178,7 +178,7 @@ class WebDatasetReaderOp final : public ShardReaderOp {
   void ReadIndex(ShardInfo& shard) const {
     std::string text;
     try {
-      const std::unique_ptr<ByteSource> source = OpenByteSource(shard.index_path);
+      const std::unique_ptr<ByteSource> source = OpenByteSource(shard.index_path, fetch_options());
       text.resize(static_cast<size_t>(source->Size()));
       source->ReadAt(0, text.data(), source->Size());
       shard.samples = ParseWdsIndex(text, shard.index_path);

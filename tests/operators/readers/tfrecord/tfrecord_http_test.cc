@@ -1,7 +1,8 @@
 // readers.tfrecord over HTTP (the fetch layer, against the loopback test server): files given as
 // URLs with a brace range, scanned remotely or indexed by index files that are URLs too, deliver
 // the local records in the local order in both shuffle modes, with sources naming the URL; a
-// damaged record and a missing file are errors naming the URL.
+// damaged record and a missing file are errors naming the URL; http_max_retries reaches the scan,
+// index files and the files opened for batches.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -82,6 +83,39 @@ TEST(TfRecordHttp, ErrorsNameTheUrl) {
   const std::string gone = server->Url("gone.tfrecord");
   EXPECT_THAT(testing::ErrorOf([&] { OpHarness h(Reader({gone}, {}, "samples"), Device::kCpu, 6); }),
               HasSubstr("(r): \"" + gone + "\""));
+}
+
+// Every request the reader makes stops after 1 + http_max_retries attempts, saying so: the scan
+// (no index), an index file given by URL, a file opened for a batch (its index local).
+TEST(TfRecordHttp, MaxRetriesReachesScansIndexFilesAndBatches) {
+  std::mt19937 rng(std::random_device{}());
+  const std::string dir = testing::FreshTempDir("tfrecord_http_retries");
+  testing::MakeTfRecordDataset(dir, 1, 6, rng, 2000);  // part-0.tfrecord (+ .idx)
+  const auto server = ops::testing::TestHttpServer::Start(dir);
+  const std::string failing = server->Url("f/fail=503:all/part-0.tfrecord");
+  const auto error = [&](const std::string& path, const std::string& index, int64_t retries) {
+    OpSpec spec = Reader({path}, index.empty() ? Strings{} : Strings{index}, "samples");
+    spec.SetArg("http_max_retries", retries).SetArg("http_retry_backoff_ms", int64_t{1});
+    server->Reset();
+    try {
+      OpHarness h(spec, Device::kCpu, 3);
+      h.Run();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const int64_t retries : {0, 2}) {
+    const std::string attempts = retries == 0 ? "HTTP 503 after 1 attempt" : "HTTP 503 after 3 attempts";
+    EXPECT_THAT(error(failing, "", retries), HasSubstr("(r): \"" + failing + "\": cannot open: " + attempts));
+    EXPECT_EQ(server->counts().requests, retries + 1) << server->Log();
+    EXPECT_THAT(error(server->Url("part-0.tfrecord"), failing + ".idx", retries),
+                HasSubstr("(r): \"" + failing + ".idx\": cannot open: " + attempts));
+    EXPECT_EQ(server->counts().requests, retries + 1) << server->Log();
+    EXPECT_THAT(error(failing, dir + "/part-0.tfrecord.idx", retries),
+                HasSubstr("(r): shard \"" + failing + "\": cannot open: " + attempts));
+    EXPECT_EQ(server->counts().requests, retries + 1) << server->Log();
+  }
 }
 
 }  // namespace

@@ -127,12 +127,14 @@ TEST(WebDatasetPipeline, ResumedPipelineYieldsTheUninterruptedBatches) {
 TEST(WebDatasetPipeline, UrlPathsAreNotResolvedAgainstTheYamlFolder) {
   std::string yaml = Yaml(2);
   yaml.replace(yaml.find("train-{0..1}.tar"), 16, "http://127.0.0.1:9/x-{0..1}.tar");
+  yaml.replace(yaml.find("pad_last_batch: true"), 20, "pad_last_batch: true, http_max_retries: 0");
   try {
     Pipeline p = Pipeline::FromYaml(yaml, FreshTempDir("yaml_dir"));
     p.Build();
     ADD_FAILURE() << "nothing listens on port 9";
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("shard \"http://127.0.0.1:9/x-0.tar\""));
+    EXPECT_THAT(e.what(), HasSubstr(" after 1 attempt")) << "http_max_retries: 0 from the YAML";
   }
 }
 

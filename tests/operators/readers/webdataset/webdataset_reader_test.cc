@@ -231,8 +231,12 @@ TEST(WebDatasetReader, ErrorsNameTheReaderAndTheShard) {
               HasSubstr("(r): paths: the range {9..2} runs backwards"));
   EXPECT_THAT(ErrorOf([&] { OpHarness(Reader({tar}, {"jpg;"}), Device::kCpu); }),
               HasSubstr("(r): ext: expected extensions separated by ';', got \"jpg;\""));
-  EXPECT_THAT(ErrorOf([&] { OpHarness(Reader({"http://127.0.0.1:9/s.tar"}, {"jpg"}), Device::kCpu); }),
-              HasSubstr("(r): shard \"http://127.0.0.1:9/s.tar\""));
+  // Nothing listens on port 9: one attempt (http_max_retries 0) instead of 5 with back-off.
+  OpSpec refused = Reader({"http://127.0.0.1:9/s.tar"}, {"jpg"});
+  refused.SetArg("http_max_retries", int64_t{0});
+  EXPECT_THAT(ErrorOf([&] { OpHarness(refused, Device::kCpu); }),
+              HasSubstr("(r): shard \"http://127.0.0.1:9/s.tar\": cannot open: "));
+  EXPECT_THAT(ErrorOf([&] { OpHarness(refused, Device::kCpu); }), HasSubstr(" after 1 attempt"));
   // A shard cut after it was scanned: when next opened its size no longer matches; when cut while
   // open, the read names the sample, the shard and the offsets.
   OpHarness scanned(Reader({tar}, {"jpg"}), Device::kCpu, 1), open(Reader({tar}, {"jpg"}), Device::kCpu, 1);
