@@ -4,6 +4,7 @@
 //   conveyor run PIPELINE.yaml [...]          conveyor bench PIPELINE.yaml [...]
 //   conveyor preview PIPELINE.yaml -o grid.png [...]
 //   conveyor index tfrecord|webdataset FILE... [-o DIR]
+//   conveyor shards --format webdataset|tfrecord --file-root DIR --output DIR [...]   (or --index SHARD...)
 //
 // Exit status: 0 success, 1 a user error (bad YAML, missing file, failing pipeline: one line on
 // stderr), 2 bad command-line arguments (the usage text on stderr). Conveyor's exceptions become
@@ -20,6 +21,7 @@
 #include "cli/catalogue.h"
 #include "cli/commands.h"
 #include "cli/index_command.h"
+#include "cli/shards_command.h"
 #include "cli/validate.h"
 #include "core/error.h"
 #include "core/op/plugin.h"
@@ -140,6 +142,7 @@ int Main(int argc, char** argv) {
       ->check(AtLeast(1));
 
   IndexCommand index(app);
+  ShardsCommand shards(app);
 
   if (UnknownCommand(app, argc, argv)) return 2;
   try {
@@ -153,6 +156,7 @@ int Main(int argc, char** argv) {
     if (*validate) return ValidateFiles(files, plugins, std::cout, std::cerr) == 0 ? 0 : 1;
     if (*ops) return RunOps(plugins, markdown, op_name);
     if (index.chosen()) return index.Run(std::cout);
+    if (shards.chosen()) return shards.Run(std::cout);
     if (*run) {
       RunOptions o;
       o.iterations = iterations;

@@ -26,7 +26,7 @@ TfRecordWriter::~TfRecordWriter() {
   std::filesystem::remove(Temporary(path_), ignored);
 }
 
-void TfRecordWriter::Write(const std::vector<ExampleFeature>& features) {
+std::string TfRecordWriter::SerializeExample(const std::vector<ExampleFeature>& features) {
   tfexample::Example example;
   for (const ExampleFeature& f : features) {
     tfexample::FeatureEntry* entry = example.mutable_features()->add_feature();
@@ -44,7 +44,11 @@ void TfRecordWriter::Write(const std::vector<ExampleFeature>& features) {
         break;
     }
   }
-  const std::string data = example.SerializeAsString();
+  return example.SerializeAsString();
+}
+
+void TfRecordWriter::Write(const std::vector<ExampleFeature>& features) {
+  const std::string data = SerializeExample(features);
   WriteRecord({reinterpret_cast<const uint8_t*>(data.data()), data.size()});
 }
 

@@ -35,6 +35,9 @@ class TfRecordWriter {
 
   // Appends one record holding an Example of `features`, in order.
   void Write(const std::vector<ExampleFeature>& features);
+  // The serialized Example of `features`: what Write() appends (framing adds 16 bytes), for a
+  // caller that needs a record's size before writing it (`conveyor shards`' size target).
+  static std::string SerializeExample(const std::vector<ExampleFeature>& features);
   // Appends one record of `data` as it is.
   void WriteRecord(std::span<const uint8_t> data);
   // Writes the index and moves both files to their names.
