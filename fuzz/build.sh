@@ -73,7 +73,7 @@ for t in "${targets[@]}"; do
   echo "  LINK $t"
   $CXX "${FLAGS[@]}" "${SAN[@]}" -fsanitize=fuzzer "fuzz/$t.cc" "${objs[@]}" \
       -Wl,--start-group "${archives[@]}" -Wl,--end-group \
-      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -lprotobuf -larchive -lcurl -ldl -lrt -lpthread \
+      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -lprotobuf-lite -larchive -lcurl -ldl -lrt -lpthread \
       -o "$OUT/$t"
 done
 echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"
