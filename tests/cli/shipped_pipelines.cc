@@ -18,6 +18,7 @@ const std::string& SampleData() {
     setenv("CONVEYOR_DATA", (d + "/samples").c_str(), 1);
     setenv("CONVEYOR_NPY_DATA", (d + "/samples_npy").c_str(), 1);
     setenv("CONVEYOR_TFRECORD_DATA", (d + "/tfrecord").c_str(), 1);
+    setenv("CONVEYOR_WEBDATASET_DATA", (d + "/webdataset").c_str(), 1);
     setenv("CONVEYOR_PLUGIN_DIR", std::filesystem::absolute("tests/plugins").c_str(), 1);
     return d;
   }();
@@ -45,6 +46,10 @@ std::vector<ShippedPipeline> ShippedPipelines(int batch) {
       {"pipelines/tfrecord_train.yaml",
        {},
        {"images_out: float16 " + n + "(3, 224, 224) CHW", "labels: int64 " + n + "(1,)"},
+       true},
+      {"pipelines/webdataset_train.yaml",
+       {},
+       {"images_out: float16 " + n + "(3, 224, 224) CHW", "labels: uint8 " + n + "(1,)"},
        true},
   };
 }

@@ -7,6 +7,7 @@
 // | CONVEYOR_DATA        | <data>/samples (10 class folders)    | image_classification_{train,eval} |
 // | CONVEYOR_NPY_DATA    | <data>/samples_npy (16 .npy files)   | numpy_features, plugin_example   |
 // | CONVEYOR_TFRECORD_DATA | <data>/tfrecord (4 files + indexes) | tfrecord_train                   |
+// | CONVEYOR_WEBDATASET_DATA | <data>/webdataset (4 tar shards + indexes) | webdataset_train       |
 // | CONVEYOR_PLUGIN_DIR  | tests/plugins in the runfiles        | plugin_example                   |
 #pragma once
 

@@ -14,6 +14,9 @@
 // | OUTDIR/tfrecord/train-0000F-of-00004.tfrecord | the same JPEGs as tf.train.Example records   |
 // |                                   | (image/encoded, image/class/label), in order k, a quarter  |
 // |                                   | per file, each with its tfrecord2idx index (.idx beside)   |
+// | OUTDIR/webdataset/train-0000F-of-00004.tar | the same JPEGs as WebDataset samples: KKKKKK.jpg + |
+// |                                   | KKKKKK.cls (the label as decimal text), key = k, a quarter |
+// |                                   | per shard, each with its wds2idx index (.tar.idx beside)   |
 // | OUTDIR/samples/.complete          | written last: the set is whole (tools/quickstart.sh)       |
 //
 // Content: tools/testimages' MakePhotoLike (gradients, waves, shapes, two-scale texture, grain)
@@ -37,6 +40,7 @@
 #include <vector>
 
 #include "operators/readers/tfrecord/tfrecord_writer.h"
+#include "operators/readers/webdataset/webdataset_writer.h"
 #include "tools/testimages/test_images.h"
 
 namespace {
@@ -49,6 +53,7 @@ constexpr int kListPerClass = 4;
 constexpr int kHistograms = 16;
 constexpr int kHistBins = 16;
 constexpr int kTfRecordFiles = 4;
+constexpr int kWebDatasetShards = 4;
 constexpr double kPi = 3.14159265358979323846;
 
 int Usage() {
@@ -137,6 +142,32 @@ std::string FileName(int label, int index) {
   return name;
 }
 
+std::string ReadSample(const std::string& dir, int k) {
+  std::ifstream in(dir + "/" + FileName(k % kClasses, k / kClasses), std::ios::binary);
+  const std::string jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (jpeg.empty()) throw std::runtime_error("cannot read back " + FileName(k % kClasses, k / kClasses));
+  return jpeg;
+}
+
+// The JPEGs again as WebDataset tar shards (readers.webdataset, pipelines/webdataset_train.yaml),
+// written by `conveyor shards`' writer: sample k as <k>.jpg + <k>.cls in shard k * shards / total.
+void WriteWebDataset(const std::string& dir, int total) {
+  std::filesystem::create_directories(dir + "/webdataset");
+  for (int f = 0; f < kWebDatasetShards; ++f) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "/webdataset/train-%05d-of-%05d.tar", f, kWebDatasetShards);
+    conveyor::ops::WebDatasetWriter writer(dir + name);
+    for (int k = total * f / kWebDatasetShards; k < total * (f + 1) / kWebDatasetShards; ++k) {
+      const std::string jpeg = ReadSample(dir, k), label = std::to_string(k % kClasses);
+      char key[16];
+      std::snprintf(key, sizeof(key), "%06d", k);
+      writer.Write(key, {{"jpg", {reinterpret_cast<const uint8_t*>(jpeg.data()), jpeg.size()}},
+                         {"cls", {reinterpret_cast<const uint8_t*>(label.data()), label.size()}}});
+    }
+    writer.Close();
+  }
+}
+
 // The JPEGs again as TFRecord files (readers.tfrecord, pipelines/tfrecord_train.yaml): sample k
 // (class k % 10) in file k * kTfRecordFiles / total.
 void WriteTfRecords(const std::string& dir, int total) {
@@ -147,9 +178,7 @@ void WriteTfRecords(const std::string& dir, int total) {
     conveyor::ops::TfRecordWriter writer(dir + name);
     for (int k = total * f / kTfRecordFiles; k < total * (f + 1) / kTfRecordFiles; ++k) {
       const int label = k % kClasses;
-      std::ifstream in(dir + "/" + FileName(label, k / kClasses), std::ios::binary);
-      const std::string jpeg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (jpeg.empty()) throw std::runtime_error("cannot read back " + FileName(label, k / kClasses));
+      const std::string jpeg = ReadSample(dir, k);
       writer.Write({{conveyor::ops::ExampleFeature::kBytes, "image/encoded", {jpeg}, {}, {}},
                     {conveyor::ops::ExampleFeature::kInt64, "image/class/label", {}, {label}, {}}});
     }
@@ -217,11 +246,12 @@ int main(int argc, char** argv) {
       WriteNpyFloat32(dir + name, {3, kHistBins}, histograms[static_cast<size_t>(k)]);
     }
     WriteTfRecords(dir, total);
+    WriteWebDataset(dir, total);
     conveyor::testimages::WriteFile(dir + "/samples/.complete", {});
     std::printf("sample data in %s: %d JPEGs in %d classes (samples/, %.1f MB), file_list.txt (%d files), "
-                "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/)\n",
+                "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/), %d tar shards (webdataset/)\n",
                 dir.c_str(), total, kClasses, static_cast<double>(bytes.load()) / 1e6, kClasses * kListPerClass,
-                kHistograms, kTfRecordFiles);
+                kHistograms, kTfRecordFiles, kWebDatasetShards);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_sample_data: %s\n", e.what());
     return 1;
