@@ -295,8 +295,8 @@ ShardsCommand::ShardsCommand(CLI::App& app) {
   command_->add_option("-o,--output", options_.output, "Folder for the shards (with --index: for the indexes)");
   command_->add_option("--prefix", options_.prefix, "Shard names: PREFIX-000000.tar, ... (default shard)");
   command_->add_option("--shard-size", shard_size_, "Target bytes per shard, e.g. 256M, 1G (default 256M)");
-  command_->add_flag("--shuffle", options_.shuffle, "Write the samples in a random order (see --seed)");
-  command_->add_option("--seed", options_.seed, "Seed of --shuffle's order (default 0)");
+  CLI::Option* shuffle = command_->add_flag("--shuffle", options_.shuffle, "Write the samples in a random order (see --seed)");
+  command_->add_option("--seed", options_.seed, "Seed of --shuffle's order (default 0)")->needs(shuffle);
   command_->add_flag("--no-progress", no_progress_, "No progress bar");
   command_->add_flag("--index", index_, "Write the indexes of the existing shards given (as conveyor index)");
   command_->add_option("shards", files_, "With --index: the shards (paths or URLs)");

@@ -12,6 +12,8 @@
 #include <random>
 #include <sstream>
 
+#include "cli/shards_command.h"
+#include "core/error.h"
 #include "tests/cli/cli_runner.h"
 
 namespace conveyor {
@@ -225,6 +227,30 @@ TEST(ShardsCommand, MistakesFailNamingTheFileOrOption) {
   r = RunConveyor({"shards", "--index", dir + "/a_file"});
   EXPECT_THAT(r.err, HasSubstr("cannot tell the format of \"" + dir + "/a_file\" from its name"));
   EXPECT_FALSE(fs::exists(dir + "/out/shard-000000.tar"));
+}
+
+TEST(ShardsCommand, ShardSizesReadWithBinaryUnits) {
+  EXPECT_EQ(cli::ParseByteSize("256M"), int64_t{256} << 20);
+  EXPECT_EQ(cli::ParseByteSize("1G"), int64_t{1} << 30);
+  EXPECT_EQ(cli::ParseByteSize("1.5g"), int64_t{3} << 29);
+  EXPECT_EQ(cli::ParseByteSize("64KiB"), int64_t{64} << 10);
+  EXPECT_EQ(cli::ParseByteSize("2TB"), int64_t{2} << 40);
+  EXPECT_EQ(cli::ParseByteSize("1000"), 1000);
+  EXPECT_EQ(cli::ParseByteSize("512B"), 512);
+  for (const char* bad : {"", "M", "-1", "12X", "1MM", "1 G", "0.1", "inf", "9999999T"}) {
+    try {
+      cli::ParseByteSize(bad);
+      ADD_FAILURE() << "accepted \"" << bad << "\"";
+    } catch (const InvalidArgument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("--shard-size: expected a size in bytes such as 256M or 1G"));
+      EXPECT_THAT(e.what(), HasSubstr("got \"" + std::string(bad) + "\""));
+    }
+  }
+  // --seed orders only a shuffle: alone it is a usage error.
+  const cli_test::CliResult r = RunConveyor({"shards", "--format", "tfrecord", "--file-root", "x", "--output", "y",
+                                             "--seed", "3"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_THAT(r.err, HasSubstr("--seed requires --shuffle"));
 }
 
 }  // namespace
