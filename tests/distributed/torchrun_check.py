@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""One Conveyor pipeline per rank under torchrun: sharding coverage and throughput (issue 14).
+"""One Conveyor pipeline per rank under torchrun: sharding coverage and throughput (issues 14, 36).
 
     # 1 process (the baseline), then 2 on 2 GPUs; the second prints the table with the scaling:
     torchrun --nproc_per_node 1 tests/distributed/torchrun_check.py --data DIR --out /tmp/tr1.json
     torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --baseline /tmp/tr1.json
     # two processes sharing one GPU (proves the sharding where one GPU is all there is):
     torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --share-gpu
+    # the same over shards (issue 36): the JPEGs written as 8 WebDataset tars / TFRecord files
+    torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --reader webdataset
+    torchrun --nproc_per_node 2 tests/distributed/torchrun_check.py --data DIR --reader tfrecord \
+        --shuffle shards --no-index --http
 
 Every rank builds the same YAML (written here) — device_id: ${LOCAL_RANK:-0}, shard_id: ${RANK:-0},
 num_shards: ${WORLD_SIZE:-1}, random_shuffle, pad_last_batch — and iterates it through
@@ -17,18 +21,29 @@ ran the same number of batches, and the permutation changed between epochs. Thro
 images per second of the last epoch (the first one includes warm-up and graph capture), per rank
 and summed. Exit status 1 when a check fails. NCCL / NVLink settings of the environment are left
 as they are (gloo does not use them).
+
+--reader webdataset | tfrecord: rank 0 writes the JPEGs as --shards shard files (shard_data.py:
+sample i labelled i, with index files unless --no-index) into --shard-dir (default a temporary
+folder; ranks must share it: one host under --standalone), and every rank reads them with that
+reader in --shuffle samples (cut by samples) or shards (cut by whole shards, shuffle buffer);
+--http serves them from a loopback server (tests/operators/readers/io/http_test_server.py: ranges)
+and the readers read URLs. The checks are the same.
 """
 import argparse
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+import shard_data  # noqa: E402
 
-YAML = """
+HEAD = """
 pipeline:
   name: torchrun_train
   batch_size: {batch}
@@ -39,26 +54,29 @@ pipeline:
   seed: 1234
   graph_capture: true
 ops:
-  - op: readers.file
+"""
+
+FILE_READER = """  - op: readers.file
     name: reader
     args: {{file_list: "{file_list}", random_shuffle: true, pad_last_batch: true,
            shard_id: "${{RANK:-0}}", num_shards: "${{WORLD_SIZE:-1}}"}}
     outputs: [jpegs, labels]
-  - {{op: decoders.image, name: decode, device: gpu, inputs: [jpegs], outputs: [images]}}
-  - {{op: random_resized_crop, name: crop, device: gpu, inputs: [images], args: {{size: [224, 224]}},
-     outputs: [crops]}}
-  - {{op: random.coin_flip, name: coin, outputs: [mirror]}}
-  - {{op: crop_mirror_normalize, name: normalize, device: gpu, inputs: [crops],
-     args: {{mirror: $mirror, mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375],
-            dtype: float16, output_layout: CHW}}, outputs: [images_out]}}
+"""
+
+TAIL = """  - {op: decoders.image, name: decode, device: gpu, inputs: [jpegs], outputs: [images]}
+  - {op: random_resized_crop, name: crop, device: gpu, inputs: [images], args: {size: [224, 224]},
+     outputs: [crops]}
+  - {op: random.coin_flip, name: coin, outputs: [mirror]}
+  - {op: crop_mirror_normalize, name: normalize, device: gpu, inputs: [crops],
+     args: {mirror: $mirror, mean: [123.675, 116.28, 103.53], std: [58.395, 57.12, 57.375],
+            dtype: float16, output_layout: CHW}, outputs: [images_out]}
 outputs: [images_out, labels]
 """
 
 
 def write_file_list(data, folder):
     """A list of every JPEG under `data`, sorted, each with its own label (its index)."""
-    files = sorted(os.path.join(root, f) for root, _, names in os.walk(data) for f in names
-                   if f.lower().endswith((".jpg", ".jpeg")))
+    files = shard_data.jpeg_files(data)
     if not files:
         raise SystemExit("torchrun_check: no .jpg files under %s" % data)
     path = os.path.join(folder, "files.txt")
@@ -99,6 +117,46 @@ def check_coverage(per_rank, n, batches):
     return failures
 
 
+def serve(folder):
+    """The loopback test server (Range support) over `folder`: (process, "http://127.0.0.1:<port>")."""
+    script = os.path.join(HERE, "..", "operators", "readers", "io", "http_test_server.py")
+    server = subprocess.Popen([sys.executable, script, "--root", folder, "--exit-on-stdin-eof"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline().split()
+    if len(line) != 2 or line[0] != "PORT":
+        raise SystemExit("torchrun_check: http_test_server.py printed %r, expected \"PORT <n>\"" % line)
+    return server, "http://127.0.0.1:" + line[1]
+
+
+def shard_reader_node(args, rank, dist):
+    """Rank 0 writes the shards (and serves them with --http); every rank gets the reader node.
+    Returns (node YAML, samples, rank 0's server process or None, a folder rank 0 made or None)."""
+    files = shard_data.jpeg_files(args.data)
+    if not files:
+        raise SystemExit("torchrun_check: no .jpg files under %s" % args.data)
+    shared = [None, None, None]  # from rank 0: the folder, the URL prefix, the shard names
+    server = made = None
+    if rank == 0:
+        made = None if args.shard_dir else tempfile.mkdtemp(prefix="torchrun_shards_")
+        folder = args.shard_dir or made
+        os.makedirs(folder, exist_ok=True)
+        start = time.perf_counter()
+        paths, _ = shard_data.write_shards(args.reader, files, folder, args.shards)
+        print("torchrun_check: wrote %d %s shards of %d JPEGs to %s in %.1f s" %
+              (len(paths), args.reader, len(files), folder, time.perf_counter() - start))
+        shared = [folder, None, [os.path.basename(p) for p in paths]]
+        if args.http:
+            server, shared[1] = serve(folder)
+    dist.broadcast_object_list(shared, 0)
+    folder, prefix, names = shared
+    # The same shards on every rank, as paths or as URLs of rank 0's server.
+    where = (prefix + "/") if prefix else (folder + "/")
+    paths = [where + f for f in names]
+    index_paths = None if args.no_index else [where + f + ".idx" for f in names]
+    node = shard_data.reader_node(args.reader, paths, index_paths, args.shuffle, args.initial_fill)
+    return node, len(files), server, made
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="a folder of JPEGs (e.g. make_test_images DIR --photos 4096)")
@@ -108,6 +166,15 @@ def main():
     ap.add_argument("--share-gpu", action="store_true", help="every rank on GPU 0 (LOCAL_RANK forced to 0)")
     ap.add_argument("--out", help="write this run's figures as JSON (the --baseline of a later run)")
     ap.add_argument("--baseline", help="a 1-process run's --out, for the scaling column")
+    ap.add_argument("--reader", choices=shard_data.READERS, default="file",
+                    help="file: a file list of the JPEGs; webdataset / tfrecord: the JPEGs written as shards")
+    ap.add_argument("--shuffle", choices=("samples", "shards"), default="samples",
+                    help="shard readers: exact permutation cut by samples, or shard order + buffer cut by shards")
+    ap.add_argument("--shards", type=int, default=8, help="shard readers: shard files to write")
+    ap.add_argument("--initial-fill", type=int, default=1024, help="shard readers: the shuffle buffer (shuffle: shards)")
+    ap.add_argument("--no-index", action="store_true", help="shard readers: no index files (the reader scans)")
+    ap.add_argument("--shard-dir", help="shard readers: write the shards here (default: a temporary folder)")
+    ap.add_argument("--http", action="store_true", help="shard readers: read the shards over loopback HTTP")
     args = ap.parse_args()
 
     import torch
@@ -124,8 +191,13 @@ def main():
     from conveyor.torch import Loader
 
     with tempfile.TemporaryDirectory() as tmp:
-        file_list, n = write_file_list(args.data, tmp)
-        pipe = conveyor.Pipeline(YAML.format(batch=args.batch, threads=args.threads, file_list=file_list))
+        server = made = None
+        if args.reader == "file":
+            file_list, n = write_file_list(args.data, tmp)
+            node = FILE_READER.format(file_list=file_list)
+        else:
+            node, n, server, made = shard_reader_node(args, rank, dist)
+        pipe = conveyor.Pipeline(HEAD.format(batch=args.batch, threads=args.threads) + node + TAIL)
         loader = Loader(pipe, output_map=["images", "labels"], reader_name="reader", last_batch_policy="fill")
         seen, batch_counts, seconds, images = [], [], 0.0, 0
         for epoch in range(args.epochs):
@@ -145,6 +217,12 @@ def main():
             if epoch == args.epochs - 1 or args.epochs == 1:
                 seconds, images = elapsed, len(set(seen[-1]))  # real images; padding not counted
         pipe.close()
+        dist.barrier()  # every rank is done with the shards before rank 0's server stops
+        if server:
+            server.stdin.close()
+            server.wait()
+        if made:
+            shutil.rmtree(made, ignore_errors=True)
 
     mine = {"rank": rank, "local": local, "seen": seen, "batches": batch_counts, "seconds": seconds,
             "images": images, "device": torch.cuda.get_device_name(local)}
@@ -160,8 +238,11 @@ def main():
         if args.baseline and os.path.exists(args.baseline):
             with open(args.baseline) as f:
                 base = json.load(f)["total_images_per_s"]
-        print("\ntorchrun_check: %d ranks, %d files, batch %d, %d epochs, %s GPU%s" %
-              (world, n, args.batch, args.epochs, "one shared" if args.share_gpu else "one per rank",
+        source = "readers.file" if args.reader == "file" else "readers.%s over %d shards (shuffle: %s%s%s)" % (
+            args.reader, args.shards, args.shuffle, ", scanned" if args.no_index else ", indexed",
+            ", HTTP" if args.http else "")
+        print("\ntorchrun_check: %d ranks, %d files, %s, batch %d, %d epochs, %s GPU%s" %
+              (world, n, source, args.batch, args.epochs, "one shared" if args.share_gpu else "one per rank",
                "" if args.share_gpu else "s"))
         print("| rank | GPU | batches/epoch | images (last epoch) | seconds | images/s |")
         print("|------|-----|---------------|---------------------|---------|----------|")
@@ -179,7 +260,7 @@ def main():
             print("  - " + f)
         if args.out:
             with open(args.out, "w") as f:
-                json.dump({"world": world, "total_images_per_s": total, "per_rank": rates,
+                json.dump({"world": world, "reader": args.reader, "shuffle": args.shuffle, "total_images_per_s": total, "per_rank": rates,
                            "coverage_ok": not failures}, f)
         status = 1 if failures else 0
     flag = torch.tensor([status])

@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <map>
 #include <random>
 #include <set>
 
 #include "core/pipeline/pipeline.h"
+#include "tests/operators/readers/shards/rank_coverage.h"
 #include "tests/operators/readers/tfrecord/tfrecord_fixture.h"
 
 namespace conveyor {
@@ -36,7 +36,7 @@ TEST(TfRecordSharding, RanksCoverEveryRecordEachEpoch) {
   }
   constexpr int kWorld = 3, kEpochs = 3;
   for (const std::string mode : {"samples", "shards"}) {
-    std::map<int, std::vector<std::vector<int64_t>>> seen;  // rank -> epoch -> labels
+    std::vector<std::vector<std::vector<int64_t>>> seen(kWorld);  // rank, epoch: labels
     int64_t epoch_size = -1;
     for (int rank = 0; rank < kWorld; ++rank) {
       setenv("RANK", std::to_string(rank).c_str(), 1);
@@ -61,22 +61,7 @@ TEST(TfRecordSharding, RanksCoverEveryRecordEachEpoch) {
     }
     unsetenv("RANK");
     unsetenv("WORLD_SIZE");
-    for (int e = 0; e < kEpochs; ++e) {
-      std::set<int64_t> union_of_ranks;
-      std::map<int64_t, int> owners;
-      for (int rank = 0; rank < kWorld; ++rank) {
-        const std::vector<int64_t>& labels = seen[rank][static_cast<size_t>(e)];
-        const std::set<int64_t> distinct(labels.begin(), labels.end());
-        // Repeats within a rank are only its padding: copies of its last real sample.
-        for (size_t i = distinct.size(); i < labels.size(); ++i) {
-          EXPECT_EQ(labels[i], labels[distinct.size() - 1]) << mode << " epoch " << e << " rank " << rank;
-        }
-        for (int64_t l : distinct) ++owners[l];
-        union_of_ranks.insert(distinct.begin(), distinct.end());
-      }
-      EXPECT_EQ(union_of_ranks, all) << mode << " epoch " << e << ": the ranks together see every record";
-      for (const auto& [label, n] : owners) EXPECT_EQ(n, 1) << mode << ": record " << label << " on " << n << " ranks";
-    }
+    testing::ExpectRanksCoverEveryEpoch(seen, all, mode);
     EXPECT_NE(seen[0][0], seen[0][1]) << mode << ": the order changes between epochs";
   }
 }
