@@ -8,9 +8,9 @@
 // | [0]         | output colour (mod 3) and crop corner seed                    |
 // | [1..]       | the encoded file                                              |
 //
-// Images over kMaxPixels are skipped after the header parse: the decoder allocates what the
-// header says (a 65535 x 65535 header alone asks for 12 GiB), which is no bug but would stop
-// the fuzzer on its memory limit.
+// kMaxPixels is the decoders' max_pixels here (their default, 2^28, would let one header ask for
+// ~0.8 GB, past the fuzzer's memory limit): the check and the header parse refuse larger declared
+// sizes, and the decodes hold the libraries' own header reads to it, as the operators do.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,16 +30,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t control = data[0];
   ++data;
   --size;
-  const std::string reason = CheckEncodedImage(data, size);
+  const std::string reason = CheckEncodedImage(data, size, kMaxPixels);
   if (!reason.empty()) return 0;  // on_error: skip drops it here; error reports `reason`
   try {
-    const ImageInfo info = ParseImageInfo(data, size);
+    const ImageInfo info = ParseImageInfo(data, size, kMaxPixels);
     if (info.height <= 0 || info.width <= 0) __builtin_trap();  // the check passed it
-    if (info.height * info.width > kMaxPixels) return 0;
+    if (info.height * info.width > kMaxPixels) __builtin_trap();  // so did max_pixels
     const OutputColor color = static_cast<OutputColor>(control % 3);
     const int channels = OutputChannels(color);
     std::vector<uint8_t> out(static_cast<size_t>(info.height * info.width * channels));
-    DecodeImageCpu(data, size, info, color, FullWindow(info), out.data());
+    DecodeImageCpu(data, size, info, color, FullWindow(info), out.data(), kMaxPixels);
     // A crop window inside the image, corner and size from the control byte; in the image turned
     // by its EXIF orientation (adjust_orientation's default path) when it has one.
     const CropWindow shown = OrientedFullWindow(info, info.orientation);
@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     w.h = 1 + (shown.h - w.y - 1) / (1 + (control & 3));
     w.w = 1 + (shown.w - w.x - 1) / (1 + ((control >> 6) & 3));
     std::vector<uint8_t> crop(static_cast<size_t>(w.h * w.w * channels));
-    DecodeOrientedImageCpu(data, size, info, color, info.orientation, w, crop.data());
+    DecodeOrientedImageCpu(data, size, info, color, info.orientation, w, crop.data(), kMaxPixels);
     // PNG: the crop is the same pixels as the full decode. (JPEG crops may differ at the window's
     // left edge: fancy upsampling there sees the iMCU boundary, not the pixels beyond it.)
     if (info.format == ImageFormat::kPng) for (int64_t y = 0; y < w.h; ++y) {

@@ -77,8 +77,9 @@ void OnJpegMessage(j_common_ptr cinfo, int level) {
 
 // Returns false with err->message set. `row` has room for one full-width decoded row (4 samples
 // per pixel for CMYK, which is converted from there; otherwise OutputChannels(color)).
-bool DecodeJpeg(const uint8_t* data, size_t size, OutputColor color, bool cmyk, const CropWindow& win, uint8_t* out,
-                uint8_t* row, JpegError* err) {
+// `info` sized the buffers: libjpeg's own read of the frame header must agree before it allocates.
+bool DecodeJpeg(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, bool cmyk,
+                const CropWindow& win, uint8_t* out, uint8_t* row, JpegError* err) {
   jpeg_decompress_struct cinfo;
   std::memset(&cinfo, 0, sizeof(cinfo));  // jpeg_destroy_decompress is safe on a zeroed struct
   cinfo.err = jpeg_std_error(&err->mgr);
@@ -91,6 +92,12 @@ bool DecodeJpeg(const uint8_t* data, size_t size, OutputColor color, bool cmyk, 
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
   jpeg_read_header(&cinfo, TRUE);
+  if (static_cast<int64_t>(cinfo.image_width) != info.width || static_cast<int64_t>(cinfo.image_height) != info.height) {
+    std::snprintf(err->message, kMessageSize, "JPEG header reads %ux%u, not the %lldx%lld planned", cinfo.image_width,
+                  cinfo.image_height, static_cast<long long>(info.width), static_cast<long long>(info.height));
+    jpeg_destroy_decompress(&cinfo);
+    return false;
+  }
   const int channels = cmyk ? 4 : OutputChannels(color);  // decoded samples per pixel
   // CMYK and YCCK both come out as CMYK (libjpeg converts YCCK); an Adobe APP14 marker means the
   // samples are inverted (Photoshop's convention, which PIL, OpenCV and DALI also assume).
@@ -160,7 +167,7 @@ void DecodeJpegOrThrow(const uint8_t* data, size_t size, const ImageInfo& info, 
   std::vector<uint8_t> row(cropped_x || cmyk ? static_cast<size_t>(info.width) * channels : 0);
   JpegError err;
   err.message[0] = '\0';
-  if (!DecodeJpeg(data, size, color, cmyk, win, out, row.data(), &err)) throw InvalidArgument(err.message);
+  if (!DecodeJpeg(data, size, info, color, cmyk, win, out, row.data(), &err)) throw InvalidArgument(err.message);
 }
 
 // ---------------------------------------------------------------- PNG
@@ -193,7 +200,7 @@ void ReadPngBytes(png_structp png, png_bytep dst, size_t n) {
 
 // `scratch`: one full row (non-interlaced) or the whole image (interlaced), output channels.
 bool DecodePng(PngSource* src, const ImageInfo& info, OutputColor color, const CropWindow& win, uint8_t* out,
-               uint8_t* scratch) {
+               uint8_t* scratch, int64_t max_pixels) {
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, src, OnPngError, OnPngWarning);
   png_infop pinfo = png ? png_create_info_struct(png) : nullptr;  // both before setjmp: not changed after it
   if (pinfo == nullptr) {
@@ -206,7 +213,19 @@ bool DecodePng(PngSource* src, const ImageInfo& info, OutputColor color, const C
     return false;
   }
   png_set_read_fn(png, src, ReadPngBytes);
+  // libpng's own per-side limit (its default, 1000000, kept unless max_pixels is lower), then its
+  // read of IHDR against `info` (held to max_pixels), before any row buffer is allocated from it.
+  png_set_user_limits(png, static_cast<uint32_t>(std::min<int64_t>(max_pixels, PNG_USER_WIDTH_MAX)),
+                      static_cast<uint32_t>(std::min<int64_t>(max_pixels, PNG_USER_HEIGHT_MAX)));
   png_read_info(png, pinfo);
+  if (static_cast<int64_t>(png_get_image_width(png, pinfo)) != info.width ||
+      static_cast<int64_t>(png_get_image_height(png, pinfo)) != info.height) {
+    std::snprintf(src->message, kMessageSize, "PNG header reads %ux%u, not the %lldx%lld planned",
+                  png_get_image_width(png, pinfo), png_get_image_height(png, pinfo),
+                  static_cast<long long>(info.width), static_cast<long long>(info.height));
+    png_destroy_read_struct(&png, &pinfo, nullptr);
+    return false;
+  }
   const int type = png_get_color_type(png, pinfo);
   if (png_get_bit_depth(png, pinfo) == 16) png_set_scale_16(png);
   if (type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
@@ -259,7 +278,7 @@ bool DecodePng(PngSource* src, const ImageInfo& info, OutputColor color, const C
 }
 
 void DecodePngOrThrow(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                      const CropWindow& win, uint8_t* out) {
+                      const CropWindow& win, uint8_t* out, int64_t max_pixels) {
   const size_t row_bytes = static_cast<size_t>(info.width) * static_cast<size_t>(OutputChannels(color));
   std::vector<uint8_t> scratch(info.interlaced ? row_bytes * static_cast<size_t>(info.height) : row_bytes);
   PngSource src;
@@ -267,13 +286,16 @@ void DecodePngOrThrow(const uint8_t* data, size_t size, const ImageInfo& info, O
   src.size = size;
   src.pos = 0;
   src.message[0] = '\0';
-  if (!DecodePng(&src, info, color, win, out, scratch.data())) throw InvalidArgument(src.message);
+  if (!DecodePng(&src, info, color, win, out, scratch.data(), max_pixels)) throw InvalidArgument(src.message);
 }
 
 }  // namespace
 
 void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                    const CropWindow& window, uint8_t* out) {
+                    const CropWindow& window, uint8_t* out, int64_t max_pixels) {
+  // Scratch rows and images below are sized from `info`: held to the limit first.
+  CheckDeclaredSize(ImageFormatName(info.format), static_cast<uint64_t>(std::max<int64_t>(info.width, 0)),
+                    static_cast<uint64_t>(std::max<int64_t>(info.height, 0)), max_pixels);
   if (window.y < 0 || window.x < 0 || window.h < 0 || window.w < 0 || window.y + window.h > info.height ||
       window.x + window.w > info.width) {
     throw InvalidArgument("crop window (y " + std::to_string(window.y) + ", x " + std::to_string(window.x) + ", h " +
@@ -283,12 +305,12 @@ void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, Out
   if (window.h == 0 || window.w == 0) return;
   switch (info.format) {
     case ImageFormat::kJpeg: return DecodeJpegOrThrow(data, size, info, color, window, out);
-    case ImageFormat::kPng: return DecodePngOrThrow(data, size, info, color, window, out);
-    case ImageFormat::kTiff: return DecodeTiff(data, size, info, color, window, out);
-    case ImageFormat::kWebp: return DecodeWebp(data, size, info, color, window, out);
-    case ImageFormat::kPnm: return DecodePnm(data, size, info, color, window, out);
-    case ImageFormat::kBmp: return DecodeBmp(data, size, info, color, window, out);
-    case ImageFormat::kJpeg2000: return DecodeJpeg2000(data, size, info, color, window, out);
+    case ImageFormat::kPng: return DecodePngOrThrow(data, size, info, color, window, out, max_pixels);
+    case ImageFormat::kTiff: return DecodeTiff(data, size, info, color, window, out, max_pixels);
+    case ImageFormat::kWebp: return DecodeWebp(data, size, info, color, window, out, max_pixels);
+    case ImageFormat::kPnm: return DecodePnm(data, size, info, color, window, out, max_pixels);
+    case ImageFormat::kBmp: return DecodeBmp(data, size, info, color, window, out, max_pixels);
+    case ImageFormat::kJpeg2000: return DecodeJpeg2000(data, size, info, color, window, out, max_pixels);
     case ImageFormat::kUnknown: break;
   }
   throw InvalidArgument(NotAnImage(data, size));
@@ -299,8 +321,8 @@ CropWindow OrientedFullWindow(const ImageInfo& info, int orientation) {
 }
 
 void DecodeOrientedImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                            int orientation, const CropWindow& window, uint8_t* out) {
-  if (orientation == 1) return DecodeImageCpu(data, size, info, color, window, out);
+                            int orientation, const CropWindow& window, uint8_t* out, int64_t max_pixels) {
+  if (orientation == 1) return DecodeImageCpu(data, size, info, color, window, out, max_pixels);
   const CropWindow shown = OrientedFullWindow(info, orientation);
   if (window.y < 0 || window.x < 0 || window.h < 0 || window.w < 0 || window.y + window.h > shown.h ||
       window.x + window.w > shown.w) {
@@ -310,11 +332,13 @@ void DecodeOrientedImageCpu(const uint8_t* data, size_t size, const ImageInfo& i
                           std::to_string(orientation) + ")");
   }
   if (window.h == 0 || window.w == 0) return;
+  CheckDeclaredSize(ImageFormatName(info.format), static_cast<uint64_t>(std::max<int64_t>(info.width, 0)),
+                    static_cast<uint64_t>(std::max<int64_t>(info.height, 0)), max_pixels);  // before the scratch
   const CropWindow stored = StoredWindow(window, info.height, info.width, orientation);
   const int channels = OutputChannels(color);
   std::vector<uint8_t> scratch(static_cast<size_t>(stored.h) * static_cast<size_t>(stored.w) *
                                static_cast<size_t>(channels));
-  DecodeImageCpu(data, size, info, color, stored, scratch.data());
+  DecodeImageCpu(data, size, info, color, stored, scratch.data(), max_pixels);
   OrientPixels(scratch.data(), stored.h, stored.w, channels, orientation, out);
 }
 

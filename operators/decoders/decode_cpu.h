@@ -59,8 +59,11 @@ OutputColor ParseOutputColor(std::string_view name);
 // window's bottom; TIFF reads only the strips/tiles from the window's first row down; JPEG 2000
 // decodes the window's area; WebP and BMP decode the whole image and copy the window. Every window
 // equals the full decode cropped. Thread-safe (PNM decodes take one process-wide lock: pnm.h).
+// `max_pixels` (the decoders' argument): info's size and each library's own read of the header
+// (libjpeg, libpng, libtiff, libwebp, libnetpbm, stb_image, OpenJPEG) are held to it before
+// anything is allocated from them, so bytes whose header reader was bypassed cannot ask for more.
 void DecodeImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                    const CropWindow& window, uint8_t* out);
+                    const CropWindow& window, uint8_t* out, int64_t max_pixels = kDefaultMaxPixels);
 
 // The whole image.
 inline CropWindow FullWindow(const ImageInfo& info) { return CropWindow{0, 0, info.height, info.width}; }
@@ -70,7 +73,8 @@ inline CropWindow FullWindow(const ImageInfo& info) { return CropWindow{0, 0, in
 // (StoredWindow) is decoded as above into a scratch buffer and transformed (OrientPixels), so it
 // reads only what that window decode reads. Orientation 1 is DecodeImageCpu.
 void DecodeOrientedImageCpu(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                            int orientation, const CropWindow& window, uint8_t* out);
+                            int orientation, const CropWindow& window, uint8_t* out,
+                            int64_t max_pixels = kDefaultMaxPixels);
 
 // The whole shown image: info's size, height and width swapped for orientations 5-8.
 CropWindow OrientedFullWindow(const ImageInfo& info, int orientation);

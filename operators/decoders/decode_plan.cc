@@ -32,9 +32,10 @@ std::string SampleWhere(const std::string& where, const TensorListCPU& input, in
 }
 
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
-                     const std::optional<RandomCropParams>& crop, bool adjust_orientation) {
+                     const std::optional<RandomCropParams>& crop, bool adjust_orientation, int64_t max_pixels) {
   DecodePlan plan;
   plan.color = color;
+  plan.max_pixels = max_pixels;
   plan.where = ws.spec().Describe();
   const int n = input.num_samples();
   if (n > 0 && input.dtype() != DType::kUInt8) {
@@ -59,7 +60,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
       try {
         const uint8_t* data = static_cast<const uint8_t*>(input.raw_sample(i));
         const size_t size = static_cast<size_t>(input.shape(i)[0]);
-        const ImageInfo info = ParseImageInfo(data, size);
+        const ImageInfo info = ParseImageInfo(data, size, max_pixels);
         // Truncation and damaged structure are found here, on the host, for both backends: the
         // GPU's hardware engines may decode a truncated file without a word.
         const std::string damaged = CheckImageStructure(data, size, info);
@@ -92,7 +93,7 @@ void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& p
   try {
     DecodeOrientedImageCpu(static_cast<const uint8_t*>(input.raw_sample(sample)),
                            static_cast<size_t>(input.shape(sample)[0]), plan.infos[i], plan.color,
-                           plan.orientations[i], plan.windows[i], out);
+                           plan.orientations[i], plan.windows[i], out, plan.max_pixels);
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(SampleWhere(plan.where, input, sample) + ": " + e.what() + " [" +
                           plan.infos[i].Describe() + "]");

@@ -4,7 +4,7 @@
 // the CPU backend (decoders_op.cc) and the GPU backend (gpu_decoder), so both decode the same
 // windows and name failing samples the same way.
 //
-//   Setup:  plan = PlanBatch(ws, input, color, crop, adjust_orientation)
+//   Setup:  plan = PlanBatch(ws, input, color, crop, adjust_orientation, max_pixels)
 //                                                   → output shapes [window.h, window.w, C]
 //   RunCpu: DecodeSampleCpu(input, i, plan, out.raw_sample(i)) per sample, in parallel
 //   RunGpu: nvJPEG for the images it takes; DecodeSampleCpu (into host memory) for the others
@@ -28,6 +28,7 @@ struct DecodePlan {
   // Per sample: the EXIF orientation applied (info.orientation with adjust_orientation, else 1).
   std::vector<int> orientations;
   std::string where;                // spec.Describe(): `op "decoders.image" (dec)`
+  int64_t max_pixels = kDefaultMaxPixels;  // the decoders' argument: headers and decodes held to it
 
   int channels() const { return OutputChannels(color); }
   // Shapes [h, w, C] of the windows.
@@ -45,13 +46,14 @@ std::string SourceText(const TensorListCPU& input, int sample);
 // (image_check.h: truncation, damaged markers or chunks) in parallel on ws's pool, and, with
 // `crop`, draws each sample's window from ws.Rng(sample). With `adjust_orientation` the windows
 // (the whole image or the random one) lie in the image turned by its EXIF orientation, so 5-8
-// swap the output's height and width. Throws InvalidArgument starting with SampleWhere for the
-// first bad sample.
+// swap the output's height and width. A declared size over `max_pixels` is refused here, before the
+// output (sized from the plan) is allocated, on either backend. Throws InvalidArgument starting
+// with SampleWhere for the first bad sample.
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
-                     const std::optional<RandomCropParams>& crop, bool adjust_orientation);
+                     const std::optional<RandomCropParams>& crop, bool adjust_orientation, int64_t max_pixels);
 
 // Decodes sample `sample` of `input` as planned into `out` (its window of the shown image, HWC
-// packed: DecodeOrientedImageCpu). Throws
+// packed: DecodeOrientedImageCpu, held to plan.max_pixels). Throws
 // InvalidArgument: SampleWhere + the decoder's reason.
 void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& plan, uint8_t* out);
 

@@ -6,10 +6,12 @@
 // | uint8, 1-D per sample | uint8 HWC [H, W, C], C = 3     | output_type RGB | BGR | GRAY            |
 // | (one encoded file),   | (RGB, BGR) or 1 (GRAY); random | adjust_orientation (EXIF, default true: |
 // | host placement        | crop: [window h, window w, C]; | H and W swapped for orientations 5-8)   |
-// |                       | H, W of the turned image       | random crop: random_area,               |
+// |                       | H, W of the turned image       | max_pixels (declared size limit, 2^28)  |
+// |                       |                                | random crop: random_area,               |
 // |                       |                                | random_aspect_ratio, num_attempts       |
 //
-// Setup parses every header (no decoding) and draws the crop windows (DecodePlan); RunCpu decodes
+// Setup parses every header (no decoding), refuses declared sizes over max_pixels before the output
+// is allocated (both backends), and draws the crop windows (DecodePlan); RunCpu decodes
 // each sample on the CPU stage's pool straight into its output. Bad data → InvalidArgument naming
 // the node, the sample and its file ("sample 3 of 256 (file \"/d/x.jpg\", reader index 12)") and
 // the reason; see decode_cpu.h for conversions, image_check.h for what on_error: skip catches.
@@ -39,6 +41,12 @@ OpSchema WithDecoderArgs(OpSchema schema) {
       .Output("images", "Decoded HWC uint8 images.")
       .Arg<std::string>("output_type", "RGB", "Colour format of the output: RGB, BGR or GRAY (one channel).")
       .Choices({"RGB", "BGR", "GRAY"})
+      .Arg<int64_t>("max_pixels", kDefaultMaxPixels,
+                    "Largest image (height x width as its header declares it) decoded, on both backends and every "
+                    "format: a larger one is refused in Setup before anything is allocated for it (an error naming "
+                    "the file, or skipped with on_error: skip). The default, 2^28 (16384x16384), admits the largest "
+                    "real photographs; one forged header can no longer ask for more than ~0.8 GB of RGB output.")
+      .Min(1)
       .Arg<bool>("adjust_orientation", true,
                  "Turn each image as its EXIF orientation says (JPEG's Exif segment, TIFF's Orientation tag, "
                  "WebP's EXIF chunk, PNG's eXIf chunk), so the output is the image as shown: orientations 5-8 swap height and "
@@ -98,7 +106,8 @@ class ImageDecoderOp : public Operator {
   ImageDecoderOp(const OpSpec& spec, bool random_crop)
       : Operator(spec),
         color_(ParseOutputColor(spec.Arg<std::string>("output_type"))),
-        adjust_orientation_(spec.Arg<bool>("adjust_orientation")) {
+        adjust_orientation_(spec.Arg<bool>("adjust_orientation")),
+        max_pixels_(spec.Arg<int64_t>("max_pixels")) {
     if (random_crop) {
       crop_ = MakeRandomCropParams(spec.Arg<std::vector<double>>("random_area"),
                                    spec.Arg<std::vector<double>>("random_aspect_ratio"),
@@ -117,11 +126,14 @@ class ImageDecoderOp : public Operator {
                             "\" straight from a reader (readers.file), which reads other files in place of skipped "
                             "ones; it comes from " + producer_spec.Describe());
     }
-    reader->SkipSamplesFailing(output, CheckEncodedImage, spec().Describe());
+    const int64_t max_pixels = max_pixels_;  // the same limit as Setup's, so skip drops what it would refuse
+    reader->SkipSamplesFailing(
+        output, [max_pixels](const uint8_t* data, size_t size) { return CheckEncodedImage(data, size, max_pixels); },
+        spec().Describe());
   }
 
   OutputDescs Setup(const Workspace& ws) override {
-    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_, adjust_orientation_);
+    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_, adjust_orientation_, max_pixels_);
     return {plan_.Desc()};
   }
 
@@ -190,6 +202,7 @@ class ImageDecoderOp : public Operator {
  private:
   OutputColor color_;
   bool adjust_orientation_;
+  int64_t max_pixels_;
   std::optional<RandomCropParams> crop_;
   std::unique_ptr<GpuDecoder> gpu_;
   std::vector<GpuDecodeSample> samples_;

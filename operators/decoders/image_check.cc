@@ -136,9 +136,9 @@ std::string CheckImageStructure(const uint8_t* data, size_t size, const ImageInf
   return "";
 }
 
-std::string CheckEncodedImage(const uint8_t* data, size_t size) {
+std::string CheckEncodedImage(const uint8_t* data, size_t size, int64_t max_pixels) {
   try {
-    return CheckImageStructure(data, size, ParseImageInfo(data, size));
+    return CheckImageStructure(data, size, ParseImageInfo(data, size, max_pixels));
   } catch (const InvalidArgument& e) {
     return e.what();
   }

@@ -6,7 +6,8 @@
 // | format | checked                                                | found                              |
 // |--------|--------------------------------------------------------|------------------------------------|
 // | all    | the header (ParseImageInfo)                            | empty, not an image, unsupported,  |
-// |        |                                                        | truncated/malformed header         |
+// |        |                                                        | truncated/malformed header, a size |
+// |        |                                                        | over max_pixels (the decoder's)    |
 // | JPEG   | every marker segment up to EOI (FF D9); scan data is   | truncation anywhere (no EOI),      |
 // |        | walked byte-stuffing-aware (FF 00, RSTn, fill bytes)   | segments cut off, markers that are |
 // |        |                                                        | not JPEG markers, no scan          |
@@ -29,8 +30,9 @@
 namespace conveyor::ops {
 
 // "" when `data` passes the table above, else the bare reason ("truncated JPEG data: ...",
-// "corrupt PNG data: ...", or ParseImageInfo's message). Thread-safe.
-std::string CheckEncodedImage(const uint8_t* data, size_t size);
+// "corrupt PNG data: ...", or ParseImageInfo's message). `max_pixels`: the decoder's argument, so
+// on_error: skip drops exactly the files its Setup would refuse. Thread-safe.
+std::string CheckEncodedImage(const uint8_t* data, size_t size, int64_t max_pixels = kDefaultMaxPixels);
 
 // The structure part alone, for bytes whose header `info` already parsed.
 std::string CheckImageStructure(const uint8_t* data, size_t size, const ImageInfo& info);

@@ -69,7 +69,7 @@ void CheckJpegSizeFitsFile(const ImageInfo& info, const int* h, const int* v, si
 
 // Walks the marker segments up to the frame header (SOF). Markers before it all carry a length
 // (APPn, DQT, DHT, DRI, COM, ...), except the parameterless RSTn/TEM, which are skipped.
-ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
+ImageInfo ParseJpeg(const uint8_t* data, size_t size, int64_t max_pixels) {
   ImageInfo info;
   info.format = ImageFormat::kJpeg;
   size_t pos = 2;  // after SOI
@@ -144,12 +144,13 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size) {
       }
     }
     info.subsampling = Subsampling(info.components, h, v);
+    CheckDeclaredSize("JPEG frame", static_cast<uint64_t>(info.width), static_cast<uint64_t>(info.height), max_pixels);
     CheckJpegSizeFitsFile(info, h, v, size);
     return info;
   }
 }
 
-ImageInfo ParsePng(const uint8_t* data, size_t size) {
+ImageInfo ParsePng(const uint8_t* data, size_t size, int64_t max_pixels) {
   ImageInfo info;
   info.format = ImageFormat::kPng;
   if (size < 33) throw InvalidArgument("truncated PNG header: " + std::to_string(size) + " bytes (33 needed for IHDR)");
@@ -166,6 +167,7 @@ ImageInfo ParsePng(const uint8_t* data, size_t size) {
   }
   info.width = width;
   info.height = height;
+  CheckDeclaredSize("PNG", width, height, max_pixels);
   const int d = info.bit_depth;
   bool ok = false;
   switch (info.color_type) {
@@ -301,18 +303,18 @@ std::string LeadingBytesHex(const uint8_t* data, size_t size) {
   return s;
 }
 
-ImageInfo ParseImageInfo(const uint8_t* data, size_t size) {
+ImageInfo ParseImageInfo(const uint8_t* data, size_t size, int64_t max_pixels) {
   if (size == 0) {
     throw InvalidArgument("empty input (0 bytes): expected an encoded image (JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000)");
   }
   switch (SniffFormat(data, size)) {
-    case ImageFormat::kJpeg: return ParseJpeg(data, size);
-    case ImageFormat::kPng: return ParsePng(data, size);
-    case ImageFormat::kTiff: return ParseTiffInfo(data, size);
-    case ImageFormat::kWebp: return ParseWebpInfo(data, size);
-    case ImageFormat::kPnm: return ParsePnmInfo(data, size);
-    case ImageFormat::kBmp: return ParseBmpInfo(data, size);
-    case ImageFormat::kJpeg2000: return ParseJpeg2000Info(data, size);
+    case ImageFormat::kJpeg: return ParseJpeg(data, size, max_pixels);
+    case ImageFormat::kPng: return ParsePng(data, size, max_pixels);
+    case ImageFormat::kTiff: return ParseTiffInfo(data, size, max_pixels);
+    case ImageFormat::kWebp: return ParseWebpInfo(data, size, max_pixels);
+    case ImageFormat::kPnm: return ParsePnmInfo(data, size, max_pixels);
+    case ImageFormat::kBmp: return ParseBmpInfo(data, size, max_pixels);
+    case ImageFormat::kJpeg2000: return ParseJpeg2000Info(data, size, max_pixels);
     case ImageFormat::kUnknown: break;
   }
   throw InvalidArgument(NotAnImage(data, size));

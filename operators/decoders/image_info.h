@@ -14,8 +14,9 @@
 // | all    |                                                        | a size the file cannot hold: JPEG  |
 // |        |                                                        | under 1 bit per 8x8 block (Huffman)|
 // |        |                                                        | PNG over 1032:1 (deflate's most);  |
-// |        |                                                        | any format: more than 2^30 pixels  |
-// |        |                                                        | (kMaxImagePixels, formats/format.h)|
+// |        |                                                        | any format: more than max_pixels   |
+// |        |                                                        | (the decoders' argument, default   |
+// |        |                                                        | 2^28: kDefaultMaxPixels, format.h) |
 //
 // Messages are bare reasons ("truncated JPEG header: no frame header (SOF) in 120 bytes"); the
 // operator prefixes the node and sample.
@@ -24,6 +25,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "operators/decoders/formats/format.h"
 
 namespace conveyor::ops {
 
@@ -72,8 +75,10 @@ std::string LeadingBytesHex(const uint8_t* data, size_t size);
 // "not a decodable image: no JPEG, PNG, ... signature (starts with 3C 68 74 6D, 39 bytes)".
 std::string NotAnImage(const uint8_t* data, size_t size);
 
-// Parses the header of any format above (formats/*.h for the others). Throws InvalidArgument with the bare reason: empty input,
-// unknown format, truncated or malformed header, unsupported variant (see the table above).
-ImageInfo ParseImageInfo(const uint8_t* data, size_t size);
+// Parses the header of any format above (formats/*.h for the others). Throws InvalidArgument with
+// the bare reason: empty input, unknown format, truncated or malformed header, unsupported variant,
+// a declared size over `max_pixels` (checked first, before the size-against-file checks: "JPEG
+// frame header claims 20000x20000 (400000000 pixels), more than max_pixels (268435456): ...").
+ImageInfo ParseImageInfo(const uint8_t* data, size_t size, int64_t max_pixels = kDefaultMaxPixels);
 
 }  // namespace conveyor::ops

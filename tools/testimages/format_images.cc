@@ -1,7 +1,11 @@
 #include "tools/testimages/format_images.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
 
 namespace conveyor::testimages {
 namespace {
@@ -194,6 +198,138 @@ std::vector<FormatFile> MakeFormatTestSet() {
   AddBmp(files);
   AddJpeg2000(files);
   return files;
+}
+
+namespace {
+
+void PutBe32(std::vector<uint8_t>& b, size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (24 - 8 * i));
+}
+void PutLe(std::vector<uint8_t>& b, size_t at, uint32_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+uint32_t GetLe(const std::vector<uint8_t>& b, size_t at, int bytes) {
+  uint32_t v = 0;
+  for (int i = 0; i < bytes; ++i) v |= uint32_t{b[at + i]} << (8 * i);
+  return v;
+}
+uint32_t GetBe32(const std::vector<uint8_t>& b, size_t at) {
+  return uint32_t{b[at]} << 24 | uint32_t{b[at + 1]} << 16 | uint32_t{b[at + 2]} << 8 | b[at + 3];
+}
+
+uint32_t PngCrc(const uint8_t* data, size_t size) {
+  uint32_t crc = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) {
+    crc ^= data[i];
+    for (int k = 0; k < 8; ++k) crc = (crc & 1) ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+  }
+  return crc ^ 0xFFFFFFFFu;
+}
+
+[[noreturn]] void NoHeader(const char* what) {
+  throw std::runtime_error(std::string("ForgeDeclaredSize: ") + what);
+}
+
+std::vector<uint8_t> ForgeJpeg(std::vector<uint8_t> b, uint32_t width, uint32_t height) {
+  for (size_t i = 2; i + 9 < b.size(); ++i) {
+    if (b[i] == 0xFF && b[i + 1] >= 0xC0 && b[i + 1] <= 0xC2) {
+      b[i + 5] = static_cast<uint8_t>(height >> 8);
+      b[i + 6] = static_cast<uint8_t>(height);
+      b[i + 7] = static_cast<uint8_t>(width >> 8);
+      b[i + 8] = static_cast<uint8_t>(width);
+      return b;
+    }
+  }
+  NoHeader("no JPEG frame header (SOF0-2)");
+}
+
+std::vector<uint8_t> ForgeTiff(std::vector<uint8_t> b, uint32_t width, uint32_t height) {
+  if (b[0] != 'I') NoHeader("big-endian TIFF");
+  const size_t ifd = GetLe(b, 4, 4);
+  int found = 0;
+  for (size_t e = 0; e < GetLe(b, ifd, 2); ++e) {
+    const size_t at = ifd + 2 + 12 * e;
+    const uint32_t tag = GetLe(b, at, 2);
+    if (tag != 256 && tag != 257) continue;
+    PutLe(b, at + 8, tag == 256 ? width : height, GetLe(b, at + 2, 2) == 3 ? 2 : 4);  // SHORT or LONG
+    ++found;
+  }
+  if (found != 2) NoHeader("no TIFF ImageWidth and ImageLength");
+  return b;
+}
+
+std::vector<uint8_t> ForgePnm(const std::vector<uint8_t>& b, uint32_t width, uint32_t height) {
+  // Magic, then width and height as decimal tokens (comments skipped); the rest kept.
+  size_t pos = 2;
+  for (int token = 0; token < 2; ++token) {
+    while (pos < b.size() && (std::isspace(b[pos]) || b[pos] == '#')) {
+      if (b[pos] == '#') while (pos < b.size() && b[pos] != '\n') ++pos;
+      else ++pos;
+    }
+    while (pos < b.size() && std::isdigit(b[pos])) ++pos;
+  }
+  if (pos >= b.size()) NoHeader("no PNM size");
+  const std::string head = "P" + std::string(1, static_cast<char>(b[1])) + "\n" + std::to_string(width) + " " +
+                           std::to_string(height);
+  std::vector<uint8_t> out(head.begin(), head.end());
+  out.insert(out.end(), b.begin() + static_cast<std::ptrdiff_t>(pos), b.end());
+  return out;
+}
+
+std::vector<uint8_t> ForgeJpeg2000(std::vector<uint8_t> b, uint32_t width, uint32_t height) {
+  size_t cs = 0;
+  if (!(b[0] == 0xFF && b[1] == 0x4F)) {  // JP2: the codestream box
+    for (size_t pos = 0; pos + 8 <= b.size();) {
+      const uint32_t length = GetBe32(b, pos);
+      if (std::memcmp(&b[pos + 4], "jp2c", 4) == 0) {
+        cs = pos + 8;
+        break;
+      }
+      if (length < 8) NoHeader("JP2 box without a length");
+      pos += length;
+    }
+    if (cs == 0) NoHeader("no JP2 codestream box");
+  }
+  PutBe32(b, cs + 8, width);  // Xsiz, Ysiz: the image's far corner; the offsets are 0 here
+  PutBe32(b, cs + 12, height);
+  return b;
+}
+
+std::vector<uint8_t> ForgeWebp(const std::vector<uint8_t>& b, uint32_t width, uint32_t height) {
+  if (std::memcmp(&b[12], "VP8X", 4) == 0) NoHeader("WebP already extended");
+  std::vector<uint8_t> out(b.size() + 18);
+  std::memcpy(out.data(), b.data(), 12);
+  const uint8_t vp8x[18] = {'V', 'P', '8', 'X', 10, 0, 0, 0, 0x02 /* animation */, 0, 0, 0};
+  std::memcpy(out.data() + 12, vp8x, 18);
+  std::memcpy(out.data() + 30, b.data() + 12, b.size() - 12);
+  PutLe(out, 24, width - 1, 3);
+  PutLe(out, 27, height - 1, 3);
+  PutLe(out, 4, static_cast<uint32_t>(out.size() - 8), 4);
+  return out;
+}
+
+}  // namespace
+
+std::vector<uint8_t> ForgeDeclaredSize(const std::vector<uint8_t>& file, uint32_t width, uint32_t height) {
+  std::vector<uint8_t> b = file;
+  if (b.size() < 32) NoHeader("file too short");
+  if (b[0] == 0xFF && b[1] == 0xD8) return ForgeJpeg(std::move(b), width, height);
+  if (b[0] == 0x89 && b[1] == 'P') {  // IHDR's data at 16, its CRC over type + data at 29
+    PutBe32(b, 16, width);
+    PutBe32(b, 20, height);
+    PutBe32(b, 29, PngCrc(&b[12], 17));
+    return b;
+  }
+  if ((b[0] == 'I' && b[1] == 'I') || (b[0] == 'M' && b[1] == 'M')) return ForgeTiff(std::move(b), width, height);
+  if (std::memcmp(&b[0], "RIFF", 4) == 0) return ForgeWebp(b, width, height);
+  if (b[0] == 'P' && b[1] >= '1' && b[1] <= '6') return ForgePnm(b, width, height);
+  if (b[0] == 'B' && b[1] == 'M') {
+    PutLe(b, 18, width, 4);
+    PutLe(b, 22, height, 4);
+    return b;
+  }
+  if ((b[0] == 0xFF && b[1] == 0x4F) || std::memcmp(&b[4], "jP  ", 4) == 0) return ForgeJpeg2000(std::move(b), width, height);
+  NoHeader("unknown format");
 }
 
 }  // namespace conveyor::testimages

@@ -12,6 +12,8 @@
 // | PNM       | P1-P6, maxval 1, 100, 255, 1000, 65535                                           |
 // | BMP       | 24-bit from RGB and from gray, 32-bit RGBA                                       |
 // | JPEG 2000 | J2K and JP2, lossless and lossy, gray/RGB/RGBA, 12-bit, tiled                    |
+//
+// ForgeDeclaredSize: any of them (and test_images.h's JPEGs and PNGs) with a forged size.
 #pragma once
 
 #include <cstdint>
@@ -75,5 +77,15 @@ struct FormatFile {
   int components = 0;   // ImageInfo::components
 };
 std::vector<FormatFile> MakeFormatTestSet();
+
+// A copy of `file` (a JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 these encoders wrote) whose
+// header declares width x height, the data left as it is: what a forged or damaged header looks
+// like to a decoder. JPEG: the first frame header (SOF); PNG: IHDR, its CRC recomputed; TIFF
+// (little-endian): ImageWidth and ImageLength; BMP: the DIB header's (bottom-up); PNM: the text
+// header rewritten; JPEG 2000 (J2K or JP2): SIZ's Xsiz and Ysiz (offsets 0); WebP: a VP8X header
+// with the animation flag and that canvas put in front of the frame (a still frame cannot claim more
+// than 16383x16383; an animation's canvas may claim 2^24 a side). Throws std::runtime_error when
+// the header is not found.
+std::vector<uint8_t> ForgeDeclaredSize(const std::vector<uint8_t>& file, uint32_t width, uint32_t height);
 
 }  // namespace conveyor::testimages

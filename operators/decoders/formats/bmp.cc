@@ -19,7 +19,7 @@ std::string StbReason() {
 
 }  // namespace
 
-ImageInfo ParseBmpInfo(const uint8_t* data, size_t size) {
+ImageInfo ParseBmpInfo(const uint8_t* data, size_t size, int64_t max_pixels) {
   // BITMAPFILEHEADER (14 bytes): "BM", file size, reserved, pixel data offset; then the DIB header.
   if (size < 26) throw InvalidArgument("truncated BMP header: " + std::to_string(size) + " bytes");
   if (size > 0x7FFFFFFF) throw InvalidArgument("unsupported BMP: " + std::to_string(size) + " bytes (stb_image reads < 2 GiB)");
@@ -57,7 +57,7 @@ ImageInfo ParseBmpInfo(const uint8_t* data, size_t size) {
     throw InvalidArgument("malformed BMP header: size " + std::to_string(width) + "x" + std::to_string(height));
   }
   const uint64_t rows = static_cast<uint64_t>(height < 0 ? -height : height);
-  CheckDeclaredSize("BMP", static_cast<uint64_t>(width), rows);
+  CheckDeclaredSize("BMP", static_cast<uint64_t>(width), rows, max_pixels);
   // Rows are padded to 4 bytes; stb would read missing bytes as zeros, so they must all be there.
   const uint64_t stride = (static_cast<uint64_t>(width) * bpp + 31) / 32 * 4;
   const uint64_t least = uint64_t{offset} + stride * rows;
@@ -81,8 +81,17 @@ ImageInfo ParseBmpInfo(const uint8_t* data, size_t size) {
 }
 
 void DecodeBmp(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-               uint8_t* out) {
+               uint8_t* out, int64_t max_pixels) {
+  // stb_image has no run-time size limit (STBI_MAX_DIMENSIONS is fixed when it is built): its own
+  // header read is held to ours and to max_pixels before stbi_load allocates the image.
+  if (size > 0x7FFFFFFF) throw InvalidArgument("unsupported BMP: " + std::to_string(size) + " bytes (stb_image reads < 2 GiB)");
   int x = 0, y = 0, comp = 0;
+  if (!stbi_info_from_memory(data, static_cast<int>(size), &x, &y, &comp)) throw InvalidArgument(StbReason());
+  CheckDeclaredSize("BMP", static_cast<uint64_t>(x), static_cast<uint64_t>(y), max_pixels);
+  if (x != info.width || y != info.height) {
+    throw InvalidArgument("BMP header reads " + std::to_string(x) + "x" + std::to_string(y) + ", not the " +
+                          std::to_string(info.width) + "x" + std::to_string(info.height) + " planned");
+  }
   std::unique_ptr<uint8_t, void (*)(void*)> pixels(stbi_load_from_memory(data, static_cast<int>(size), &x, &y, &comp, 0),
                                                    stbi_image_free);
   if (pixels == nullptr) throw InvalidArgument(StbReason());

@@ -26,8 +26,8 @@
 
 namespace conveyor::ops {
 
-ImageInfo ParseBmpInfo(const uint8_t* data, size_t size);
+ImageInfo ParseBmpInfo(const uint8_t* data, size_t size, int64_t max_pixels);
 void DecodeBmp(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-               uint8_t* out);
+               uint8_t* out, int64_t max_pixels);
 
 }  // namespace conveyor::ops

@@ -2,8 +2,9 @@
 // pixel conversions to RGB / BGR / GRAY. Each format lives in its own file (formats/tiff.h, ...)
 // with two entry points that image_info.cc and decode_cpu.cc dispatch to:
 //
-//   ImageInfo Parse<Format>Info(data, size)     header only; sizes checked before any allocation
-//   void Decode<Format>(data, size, info, color, window, out)   window.h x window.w x C, packed
+//   ImageInfo Parse<Format>Info(data, size, max_pixels)   header only; sizes checked before any allocation
+//   void Decode<Format>(data, size, info, color, window, out, max_pixels)   window.h x window.w x C, packed;
+//        the library's own header read is held to max_pixels before it allocates
 //
 // Conversions (the same for every format, so a gray or CMYK source reads alike whatever holds it):
 //   GRAY from RGB: PIL's "L", (19595 R + 38470 G + 7471 B + 32768) >> 16 — Rec. 601 weights, within
@@ -24,21 +25,23 @@ namespace conveyor::ops {
 enum class OutputColor { kRgb, kBgr, kGray };
 inline int OutputChannels(OutputColor color) { return color == OutputColor::kGray ? 1 : 3; }
 
-// No decoder here takes an image of more pixels than this (4 GiB of RGB output): a header that
-// claims more is refused by its parser, before anything is allocated. Real photographs are far
-// below it (ImageNet's largest ~6000x6500 = 39 M pixels).
-constexpr uint64_t kMaxImagePixels = uint64_t{1} << 30;
+// decoders' `max_pixels` default: 2^28 = 16384 x 16384. It admits the largest real photographs
+// (ImageNet's ~6000x6500, 200-megapixel cameras) while one forged header can ask for no more than
+// ~0.8 GB of RGB output. Every header reader refuses a larger declared size before anything is
+// allocated for the image, and the CPU decoders check the libraries' own header reads against it.
+constexpr int64_t kDefaultMaxPixels = int64_t{1} << 28;
 
-// Throws InvalidArgument when width x height is zero or above kMaxImagePixels:
-// "TIFF header claims 100000x100000 (10000000000 pixels), more than the 1073741824 any decoder
-// here takes: a forged or damaged header".
-inline void CheckDeclaredSize(const char* format, uint64_t width, uint64_t height) {
+// Throws InvalidArgument when width x height is zero or above `max_pixels` (>= 1):
+// "TIFF header claims 20000x20000 (400000000 pixels), more than max_pixels (268435456): a forged
+// or damaged header, or raise max_pixels". `format` starts the message ("TIFF", "JPEG frame").
+inline void CheckDeclaredSize(const char* format, uint64_t width, uint64_t height, int64_t max_pixels) {
   const std::string size = std::to_string(width) + "x" + std::to_string(height);
   if (width == 0 || height == 0) throw InvalidArgument(std::string("malformed ") + format + " header: size " + size);
-  if (width > kMaxImagePixels || height > kMaxImagePixels || width * height > kMaxImagePixels) {
+  const uint64_t limit = max_pixels < 1 ? 1 : static_cast<uint64_t>(max_pixels);
+  if (width > limit || height > limit || width * height > limit) {  // each side first: no overflow
     throw InvalidArgument(std::string(format) + " header claims " + size + " (" + std::to_string(width * height) +
-                          " pixels), more than the " + std::to_string(kMaxImagePixels) +
-                          " any decoder here takes: a forged or damaged header");
+                          " pixels), more than max_pixels (" + std::to_string(limit) +
+                          "): a forged or damaged header, or raise max_pixels");
   }
 }
 

@@ -40,7 +40,7 @@ size_t CodestreamStart(const uint8_t* data, size_t size) {
 }
 
 // The SIZ marker segment's sizes, checked before OpenJPEG allocates anything for them.
-void CheckSiz(const uint8_t* data, size_t size) {
+void CheckSiz(const uint8_t* data, size_t size, int64_t max_pixels) {
   const size_t cs = CodestreamStart(data, size);
   if (cs + 42 > size) throw InvalidArgument("truncated JPEG 2000 header: the SIZ marker segment is cut off");
   const uint8_t* siz = data + cs;
@@ -56,7 +56,7 @@ void CheckSiz(const uint8_t* data, size_t size) {
                           "x" + std::to_string(yt) + " from (" + std::to_string(xto) + ", " + std::to_string(yto) + ")");
   }
   const uint64_t width = xsiz - xo, height = ysiz - yo;
-  CheckDeclaredSize("JPEG 2000", width, height);
+  CheckDeclaredSize("JPEG 2000", width, height, max_pixels);
   if (components < 1 || components > 4) {
     throw InvalidArgument("unsupported JPEG 2000: " + std::to_string(components) + " components (1 to 4 expected)");
   }
@@ -103,7 +103,7 @@ void OnMessage(const char*, void*) {}  // warnings and progress
 // One OpenJPEG decoder over the bytes, header read.
 class Decoder {
  public:
-  Decoder(const uint8_t* data, size_t size) : source_{data, size, 0, {}} {
+  Decoder(const uint8_t* data, size_t size, int64_t max_pixels) : source_{data, size, 0, {}} {
     const bool jp2 = std::memcmp(data, kJ2kMagic, 4) != 0;
     codec_.reset(opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K));
     stream_.reset(opj_stream_create(1 << 16, OPJ_TRUE));
@@ -128,6 +128,9 @@ class Decoder {
       Fail("cannot read the header");
     }
     image_.reset(image);
+    // OpenJPEG's own read of the size, which its decode allocates from, held to the limit too.
+    CheckDeclaredSize("JPEG 2000", image->x1 > image->x0 ? image->x1 - image->x0 : 0,
+                      image->y1 > image->y0 ? image->y1 - image->y0 : 0, max_pixels);
   }
 
   opj_image_t* image() const { return image_.get(); }
@@ -188,9 +191,9 @@ void CheckComponents(const opj_image_t* image) {
 
 }  // namespace
 
-ImageInfo ParseJpeg2000Info(const uint8_t* data, size_t size) {
-  CheckSiz(data, size);
-  Decoder decoder(data, size);
+ImageInfo ParseJpeg2000Info(const uint8_t* data, size_t size, int64_t max_pixels) {
+  CheckSiz(data, size, max_pixels);
+  Decoder decoder(data, size, max_pixels);
   const opj_image_t* image = decoder.image();
   CheckComponents(image);
   ImageInfo info;
@@ -204,8 +207,9 @@ ImageInfo ParseJpeg2000Info(const uint8_t* data, size_t size) {
 }
 
 void DecodeJpeg2000(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                    const CropWindow& window, uint8_t* out) {
-  Decoder decoder(data, size);
+                    const CropWindow& window, uint8_t* out, int64_t max_pixels) {
+  CheckSiz(data, size, max_pixels);  // before opj_read_header allocates per-tile state
+  Decoder decoder(data, size, max_pixels);
   decoder.Decode(window);
   const opj_image_t* image = decoder.image();
   CheckComponents(image);  // a JP2 palette (pclr) is expanded by the decode

@@ -24,8 +24,8 @@
 
 namespace conveyor::ops {
 
-ImageInfo ParseJpeg2000Info(const uint8_t* data, size_t size);
+ImageInfo ParseJpeg2000Info(const uint8_t* data, size_t size, int64_t max_pixels);
 void DecodeJpeg2000(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color,
-                    const CropWindow& window, uint8_t* out);
+                    const CropWindow& window, uint8_t* out, int64_t max_pixels);
 
 }  // namespace conveyor::ops

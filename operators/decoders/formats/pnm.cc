@@ -100,7 +100,7 @@ std::string NetpbmReason() {
 }
 
 // Under the lock. Throws what ParsePnmInfo documents.
-PnmHeader ReadCheckedHeader(FILE* file, size_t size) {
+PnmHeader ReadCheckedHeader(FILE* file, size_t size, int64_t max_pixels) {
   PnmHeader h;
   netpbm_message[0] = '\0';
   if (!ReadHeader(file, &h)) {
@@ -112,7 +112,7 @@ PnmHeader ReadCheckedHeader(FILE* file, size_t size) {
   if (h.cols <= 0 || h.rows <= 0) {
     throw InvalidArgument("malformed PNM header: size " + std::to_string(h.cols) + "x" + std::to_string(h.rows));
   }
-  CheckDeclaredSize("PNM", static_cast<uint64_t>(h.cols), static_cast<uint64_t>(h.rows));
+  CheckDeclaredSize("PNM", static_cast<uint64_t>(h.cols), static_cast<uint64_t>(h.rows), max_pixels);
   // Raw samples take 1 bit (P4), 1 or 2 bytes (P5, P6); plain ones at least a character each.
   const int type = PNM_FORMAT_TYPE(h.format);
   const uint64_t pixels = static_cast<uint64_t>(h.cols) * static_cast<uint64_t>(h.rows);
@@ -132,11 +132,11 @@ PnmHeader ReadCheckedHeader(FILE* file, size_t size) {
 
 }  // namespace
 
-ImageInfo ParsePnmInfo(const uint8_t* data, size_t size) {
+ImageInfo ParsePnmInfo(const uint8_t* data, size_t size, int64_t max_pixels) {
   auto file = OpenMemory(data, size);
   std::lock_guard<std::mutex> lock(netpbm_mutex);
   InitNetpbm();
-  const PnmHeader h = ReadCheckedHeader(file.get(), size);
+  const PnmHeader h = ReadCheckedHeader(file.get(), size, max_pixels);
   ImageInfo info;
   info.format = ImageFormat::kPnm;
   info.width = h.cols;
@@ -150,12 +150,12 @@ ImageInfo ParsePnmInfo(const uint8_t* data, size_t size) {
 }
 
 void DecodePnm(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-               uint8_t* out) {
+               uint8_t* out, int64_t max_pixels) {
   auto file = OpenMemory(data, size);
   std::vector<xel> row(static_cast<size_t>(info.width));
   std::lock_guard<std::mutex> lock(netpbm_mutex);
   InitNetpbm();
-  const PnmHeader h = ReadCheckedHeader(file.get(), size);
+  const PnmHeader h = ReadCheckedHeader(file.get(), size, max_pixels);
   if (h.cols != info.width || h.rows != info.height) throw InvalidArgument("PNM header changed between reads");
   netpbm_message[0] = '\0';
   if (!ReadRows(file.get(), h, window, color, row.data(), out)) throw InvalidArgument(NetpbmReason());

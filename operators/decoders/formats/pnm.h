@@ -22,8 +22,8 @@
 
 namespace conveyor::ops {
 
-ImageInfo ParsePnmInfo(const uint8_t* data, size_t size);
+ImageInfo ParsePnmInfo(const uint8_t* data, size_t size, int64_t max_pixels);
 void DecodePnm(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-               uint8_t* out);
+               uint8_t* out, int64_t max_pixels);
 
 }  // namespace conveyor::ops

@@ -69,12 +69,18 @@ std::string LibtiffReason(const MemoryFile& f, const char* fallback) {
   return "corrupt or unsupported TIFF (libtiff: " + (f.error.empty() ? std::string(fallback) : f.error) + ")";
 }
 
-TiffPtr Open(MemoryFile* file) {
+// Tag arrays and strip or tile buffers: a forged count asks for no more than a whole image of
+// max_pixels 16-bit RGBA samples (8 bytes a pixel) in one allocation, and never over 2 GiB.
+tmsize_t MaxSingleAlloc(int64_t max_pixels) {
+  constexpr int64_t kCeiling = int64_t{1} << 31, kFloor = int64_t{1} << 20;
+  return static_cast<tmsize_t>(std::clamp(max_pixels > kCeiling / 8 ? kCeiling : max_pixels * 8, kFloor, kCeiling));
+}
+
+TiffPtr Open(MemoryFile* file, int64_t max_pixels) {
   std::unique_ptr<TIFFOpenOptions, void (*)(TIFFOpenOptions*)> options(TIFFOpenOptionsAlloc(), TIFFOpenOptionsFree);
   TIFFOpenOptionsSetErrorHandlerExtR(options.get(), OnError, file);
   TIFFOpenOptionsSetWarningHandlerExtR(options.get(), OnWarning, file);
-  // Tag arrays and strip buffers: a forged count asks for no more than this in one allocation.
-  TIFFOpenOptionsSetMaxSingleMemAlloc(options.get(), tmsize_t{1} << 31);
+  TIFFOpenOptionsSetMaxSingleMemAlloc(options.get(), MaxSingleAlloc(max_pixels));
   TiffPtr tif(TIFFClientOpenExt("TIFF", "r", file, ReadProc, WriteProc, SeekProc, CloseProc, SizeProc, MapProc,
                                 UnmapProc, options.get()));
   if (tif == nullptr) {
@@ -110,9 +116,9 @@ const char* PhotometricName(uint16_t p) {
 
 }  // namespace
 
-ImageInfo ParseTiffInfo(const uint8_t* data, size_t size) {
+ImageInfo ParseTiffInfo(const uint8_t* data, size_t size, int64_t max_pixels) {
   MemoryFile file{data, size, 0, {}};
-  TiffPtr tif = Open(&file);
+  TiffPtr tif = Open(&file, max_pixels);
   uint32_t width = 0, height = 0;
   uint16_t spp = 1, bps = 1, photometric = 0, compression = COMPRESSION_NONE;
   if (!TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &width) || !TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &height)) {
@@ -122,7 +128,7 @@ ImageInfo ParseTiffInfo(const uint8_t* data, size_t size) {
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &bps);
   TIFFGetFieldDefaulted(tif.get(), TIFFTAG_COMPRESSION, &compression);
   if (!TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric)) photometric = spp >= 3 ? PHOTOMETRIC_RGB : 1;
-  CheckDeclaredSize("TIFF", width, height);
+  CheckDeclaredSize("TIFF", width, height, max_pixels);
   if (compression == COMPRESSION_NONE) {
     const uint64_t bits = uint64_t{width} * spp * bps;
     const uint64_t least = (bits + 7) / 8 * height;
@@ -164,9 +170,16 @@ ImageInfo ParseTiffInfo(const uint8_t* data, size_t size) {
 }
 
 void DecodeTiff(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-                uint8_t* out) {
+                uint8_t* out, int64_t max_pixels) {
   MemoryFile file{data, size, 0, {}};
-  TiffPtr tif = Open(&file);
+  TiffPtr tif = Open(&file, max_pixels);
+  // This handle's directory, not only `info`, is held to the limit before TIFFRGBAImageBegin.
+  uint32_t stored_width = 0, stored_height = 0;
+  if (!TIFFGetField(tif.get(), TIFFTAG_IMAGEWIDTH, &stored_width) ||
+      !TIFFGetField(tif.get(), TIFFTAG_IMAGELENGTH, &stored_height)) {
+    throw InvalidArgument("malformed TIFF header: no image width or length in the first directory");
+  }
+  CheckDeclaredSize("TIFF", stored_width, stored_height, max_pixels);
   // Alpha is dropped, so colour samples are taken as stored: an unassociated alpha is declared
   // associated (in this handle's copy of the directory) and libtiff then does not premultiply.
   uint16_t extra_count = 0;

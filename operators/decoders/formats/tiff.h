@@ -8,7 +8,7 @@
 // | YCbCr; strips or tiles, contiguous or planar;     | "unsupported TIFF: <libtiff's reason>";     |
 // | compressions none, LZW, deflate, PackBits, JPEG   | a compression libtiff was built without;    |
 // | (whatever this libtiff has); the first page of a  | uncompressed strips the file cannot hold;   |
-// | multi-page file                                   | more than kMaxImagePixels; tiled 16-bit     |
+// | multi-page file                                   | more than max_pixels; tiled 16-bit         |
 // |                                                   | gray or gray+alpha with partial tiles       |
 //
 // Decoding: TIFFRGBAImageGet from the window's first row for its height, so only the strips or
@@ -30,8 +30,8 @@
 
 namespace conveyor::ops {
 
-ImageInfo ParseTiffInfo(const uint8_t* data, size_t size);
+ImageInfo ParseTiffInfo(const uint8_t* data, size_t size, int64_t max_pixels);
 void DecodeTiff(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-                uint8_t* out);
+                uint8_t* out, int64_t max_pixels);
 
 }  // namespace conveyor::ops

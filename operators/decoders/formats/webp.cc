@@ -53,7 +53,7 @@ int WebpExifOrientation(const uint8_t* data, size_t size) {
 
 }  // namespace
 
-ImageInfo ParseWebpInfo(const uint8_t* data, size_t size) {
+ImageInfo ParseWebpInfo(const uint8_t* data, size_t size, int64_t max_pixels) {
   WebPBitstreamFeatures features;
   const VP8StatusCode status = WebPGetFeatures(data, size, &features);
   if (status == VP8_STATUS_NOT_ENOUGH_DATA) {
@@ -62,8 +62,9 @@ ImageInfo ParseWebpInfo(const uint8_t* data, size_t size) {
   if (status != VP8_STATUS_OK) {
     throw InvalidArgument(std::string("malformed WebP header (libwebp: ") + StatusName(status) + ")");
   }
+  // First: an extended (VP8X) header's canvas, up to 2^24 a side, is the size an animation claims.
+  CheckDeclaredSize("WebP", static_cast<uint64_t>(features.width), static_cast<uint64_t>(features.height), max_pixels);
   if (features.has_animation) throw InvalidArgument("unsupported WebP: animated (only still images are decoded)");
-  CheckDeclaredSize("WebP", static_cast<uint64_t>(features.width), static_cast<uint64_t>(features.height));
   ImageInfo info;
   info.format = ImageFormat::kWebp;
   info.width = features.width;
@@ -76,13 +77,25 @@ ImageInfo ParseWebpInfo(const uint8_t* data, size_t size) {
 }
 
 void DecodeWebp(const uint8_t* data, size_t size, const ImageInfo& info, OutputColor color, const CropWindow& window,
-                uint8_t* out) {
+                uint8_t* out, int64_t max_pixels) {
   const bool whole = window.x == 0 && window.y == 0 && window.w == info.width && window.h == info.height;
   const bool direct = whole && color != OutputColor::kGray;  // straight into the output
   const size_t stride = static_cast<size_t>(info.width) * 3;
   std::vector<uint8_t> scratch(direct ? 0 : stride * static_cast<size_t>(info.height));
   WebPDecoderConfig config;
   if (!WebPInitDecoderConfig(&config)) throw InvalidArgument("libwebp: version mismatch");
+  // libwebp's own header read, held to the limit before WebPDecode allocates (lossless: a whole
+  // ARGB image) and checked against `info`, which sized the buffers.
+  const VP8StatusCode header = WebPGetFeatures(data, size, &config.input);
+  if (header == VP8_STATUS_OK) {
+    CheckDeclaredSize("WebP", static_cast<uint64_t>(config.input.width), static_cast<uint64_t>(config.input.height),
+                      max_pixels);
+    if (config.input.width != info.width || config.input.height != info.height) {
+      throw InvalidArgument("WebP header reads " + std::to_string(config.input.width) + "x" +
+                            std::to_string(config.input.height) + ", not the " + std::to_string(info.width) + "x" +
+                            std::to_string(info.height) + " planned");
+    }
+  }
   config.output.colorspace = color == OutputColor::kBgr ? MODE_BGR : MODE_RGB;
   config.output.is_external_memory = 1;
   config.output.u.RGBA.rgba = direct ? out : scratch.data();

@@ -11,6 +11,7 @@
 #include "core/pipeline/yaml_loader.h"
 #include "tests/conformance/conformance.h"
 #include "tests/operators/decoders/decode_reference.h"
+#include "tools/testimages/format_images.h"
 
 namespace conveyor::testing {
 namespace {
@@ -163,17 +164,16 @@ TEST(DecodersImage, ErrorsNameTheNodeAndTheSample) {
   ExpectRunError(spec, EncodedBatch({good, {}, {1, 2, 3}, {}}), "sample 1 of 4: empty input");
   ExpectRunError(Decoder("decoders.image_random_crop", "BGR"), EncodedBatch({good, bytes("broken_jpeg_truncated.jpg")}),
                  "op \"decoders.image_random_crop\" (dec): sample 1 of 2: truncated JPEG data");
-  // A frame header claiming more than the file can hold fails in Setup, before the output (12.9 GB
-  // here) is allocated — on either backend, which share Setup.
-  std::vector<uint8_t> forged = good;
-  for (size_t i = 2; i + 8 < forged.size(); ++i) {
-    if (forged[i] == 0xFF && forged[i + 1] == 0xC0) {
-      for (size_t k = 5; k <= 8; ++k) forged[i + k] = 0xFF;
-      break;
-    }
-  }
-  ExpectRunError(Decoder("decoders.image_random_crop", "RGB"), EncodedBatch({good, forged}),
-                 "op \"decoders.image_random_crop\" (dec): sample 1 of 2: JPEG frame header claims 65535x65535");
+  // A frame header claiming more than max_pixels (default 2^28), or more than the file can hold,
+  // fails in Setup, before the output (12.9 GB, 30 MB here) is allocated — on either backend, which
+  // share Setup. Every format: max_pixels_test.
+  ExpectRunError(Decoder("decoders.image_random_crop", "RGB"),
+                 EncodedBatch({good, testimages::ForgeDeclaredSize(good, 65535, 65535)}),
+                 "op \"decoders.image_random_crop\" (dec): sample 1 of 2: JPEG frame header claims 65535x65535 "
+                 "(4294836225 pixels), more than max_pixels (268435456): a forged or damaged header, or raise "
+                 "max_pixels");
+  ExpectRunError(spec, EncodedBatch({good, testimages::ForgeDeclaredSize(good, 5000, 2000)}),
+                 "op \"decoders.image\" (dec): sample 1 of 2: JPEG frame header claims 5000x2000 (");
   ExpectRunError(spec, MakeBatch<uint8_t>({Shape{2, 3}}, {{1, 2, 3, 4, 5, 6}}),
                  "sample 0 of 1: expected a 1-D sample of encoded bytes, got shape (2, 3)");
 }

@@ -111,7 +111,9 @@ TEST(ImageCheck, BrokenJpegStructureIsFound) {
       break;
     }
   }
-  EXPECT_THAT(Check(b), HasSubstr("JPEG frame header claims 65535x65535"));
+  EXPECT_THAT(Check(b), HasSubstr("JPEG frame header claims 65535x65535 (4294836225 pixels), more than max_pixels"));
+  EXPECT_THAT(CheckEncodedImage(b.data(), b.size(), int64_t{1} << 40),
+              HasSubstr("blocks, at least "));
 }
 
 // JPEG has no checksum: damage inside the entropy-coded data that keeps the structure (fill bytes

@@ -129,10 +129,11 @@ TEST(ImageInfo, Errors) {
 namespace conveyor::ops {
 namespace {
 
-// A frame header's size is checked against the file before anything is allocated for the image:
-// a real 500x375 JPEG whose SOF is rewritten to claim 65535x65535 (12.9 GB of RGB output) is
-// refused with both sizes named; the same file with its true size, and every real file of the test
-// set, still parse.
+// A frame header's size is checked against max_pixels, then against the file, before anything is
+// allocated for the image: a real 500x375 JPEG whose SOF is rewritten to claim 65535x65535 (12.9 GB
+// of RGB output) is refused by the default limit, and with the limit raised by the file's size,
+// both sizes named; the same file with its true size, and every real file of the test set, still
+// parse.
 TEST(ImageInfo, ForgedJpegFrameSizeIsRefusedBeforeAllocation) {
   std::vector<uint8_t> jpeg =
       testimages::EncodeJpeg(testimages::MakePhotoLike(375, 500, 3, 7), Subsampling::k420, 90, false);
@@ -146,8 +147,12 @@ TEST(ImageInfo, ForgedJpegFrameSizeIsRefusedBeforeAllocation) {
   }
   ASSERT_GT(sof, 0u);
   for (size_t k = 5; k <= 8; ++k) jpeg[sof + k] = 0xFF;  // height, width: 65535
+  EXPECT_THAT([&] { ParseImageInfo(jpeg.data(), jpeg.size()); },
+              ::testing::ThrowsMessage<InvalidArgument>(::testing::HasSubstr(
+                  "JPEG frame header claims 65535x65535 (4294836225 pixels), more than max_pixels (268435456): a "
+                  "forged or damaged header, or raise max_pixels")));
   try {
-    ParseImageInfo(jpeg.data(), jpeg.size());
+    ParseImageInfo(jpeg.data(), jpeg.size(), int64_t{1} << 40);
     FAIL() << "accepted a 65535x65535 frame header in " << jpeg.size() << " bytes";
   } catch (const InvalidArgument& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("JPEG frame header claims 65535x65535"));
@@ -183,8 +188,11 @@ TEST(ImageInfo, ForgedPngSizeIsRefusedBeforeAllocation) {
   const uint8_t big[4] = {0x00, 0x01, 0x86, 0xA0};  // 100000
   std::copy(big, big + 4, png.begin() + 16);
   std::copy(big, big + 4, png.begin() + 20);
+  EXPECT_THAT([&] { ParseImageInfo(png.data(), png.size()); },
+              ::testing::ThrowsMessage<InvalidArgument>(::testing::HasSubstr(
+                  "PNG header claims 100000x100000 (10000000000 pixels), more than max_pixels (268435456)")));
   try {
-    ParseImageInfo(png.data(), png.size());
+    ParseImageInfo(png.data(), png.size(), int64_t{1} << 40);
     FAIL() << "accepted a 100000x100000 IHDR in " << png.size() << " bytes";
   } catch (const InvalidArgument& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("PNG header claims 100000x100000"));

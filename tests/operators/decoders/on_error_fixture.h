@@ -20,6 +20,7 @@
 #include "operators/decoders/decode_cpu.h"
 #include "operators/decoders/image_info.h"
 #include "tests/operators/decoders/decode_reference.h"
+#include "tools/testimages/format_images.h"
 #include "tools/testimages/test_images.h"
 
 namespace conveyor::testing {
@@ -31,6 +32,7 @@ enum class Damage {
   kTruncatedPng,       // the first half of a PNG
   kNotAnImage,         // HTML named .jpg
   kMarkerInEntropy,    // fill bytes + RST inside the scan: sound structure, libjpeg finds it
+  kHugeFrameHeader,    // a JPEG whose frame header claims 20000x20000, over the default max_pixels
 };
 
 // What the error or skip reason of each damage says.
@@ -48,6 +50,9 @@ inline std::string ReasonOf(Damage d) {
       return "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D";
     case Damage::kMarkerInEntropy:
       return "corrupt JPEG data (libjpeg: Corrupt JPEG data: ";
+    case Damage::kHugeFrameHeader:
+      return "JPEG frame header claims 20000x20000 (400000000 pixels), more than max_pixels (268435456): a forged or "
+             "damaged header, or raise max_pixels";
   }
   return "";
 }
@@ -94,6 +99,8 @@ inline std::vector<uint8_t> ApplyDamage(std::vector<uint8_t> b, Damage d) {
     }
     case Damage::kMarkerInEntropy:
       return testimages::MarkerInEntropyData(b, 16);
+    case Damage::kHugeFrameHeader:
+      return testimages::ForgeDeclaredSize(b, 20000, 20000);
   }
   return b;
 }

@@ -20,7 +20,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Yaml(const std::string& root, const std::string& decoder, const std::string& on_error, int batch,
-                 bool shuffle, int prefetch = 2) {
+                 bool shuffle, int prefetch = 2, const std::string& more_args = "") {
   return "pipeline: {name: on_error, batch_size: " + std::to_string(batch) +
          ", device: cpu, num_threads: 2, prefetch_depth: " + std::to_string(prefetch) +
          ", seed: 5}\nops:\n"
@@ -28,7 +28,7 @@ std::string Yaml(const std::string& root, const std::string& decoder, const std:
          root + "\", random_shuffle: " + (shuffle ? "true" : "false") +
          "}, outputs: [jpegs, labels]}\n"
          "  - {op: " +
-         decoder + ", name: decode, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
+         decoder + ", name: decode, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error + more_args +
          "}, outputs: [images]}\n"
          "outputs: [images, labels]\n";
 }
@@ -107,7 +107,8 @@ TEST(OnError, TheSameSeedSkipsTheSameWay) {
 TEST(OnError, ErrorStopsNamingTheFileAndReaderIndex) {
   const std::pair<int, Damage> cases[] = {{5, Damage::kTruncatedJpeg},  {5, Damage::kFlippedJpegMarker},
                                           {4, Damage::kFlippedPngByte}, {4, Damage::kTruncatedPng},
-                                          {5, Damage::kNotAnImage},     {5, Damage::kMarkerInEntropy}};
+                                          {5, Damage::kNotAnImage},     {5, Damage::kMarkerInEntropy},
+                                          {5, Damage::kHugeFrameHeader}};
   for (const auto& [at, damage] : cases) {
     const OnErrorDataset ds = MakeOnErrorDataset(10, {{at, damage}});
     const std::string bad = *ds.BadNames().begin();
@@ -120,6 +121,50 @@ TEST(OnError, ErrorStopsNamingTheFileAndReaderIndex) {
       EXPECT_THAT(message, HasSubstr("(file \"" + ds.Path(bad) + "\", reader index "));
       EXPECT_THAT(message, HasSubstr(ReasonOf(damage)));
     }
+  }
+}
+
+// on_error: skip's check holds files to the decoder's max_pixels, so a file over it is skipped like
+// any other bad header: at the default, a forged 20000x20000 frame header; with max_pixels 3000,
+// also every real file of more pixels (listed with its size and the limit), and nothing else.
+TEST(OnError, SkipDropsFilesOverMaxPixels) {
+  const OnErrorDataset ds = MakeOnErrorDataset(20, {{6, Damage::kHugeFrameHeader}}, "on_error_max_pixels");
+  for (const int64_t max_pixels : {int64_t{0}, int64_t{3000}}) {
+    SCOPED_TRACE(max_pixels);
+    OnErrorDataset expect = ds;
+    for (const auto& [name, bytes] : ds.bytes) {
+      if (ds.bad.count(name) || max_pixels == 0) continue;
+      const Pixels p = DecodeOurs(bytes, ops::OutputColor::kRgb);
+      if (p.height * p.width > max_pixels) expect.bad[name] = Damage::kNotAnImage;  // must not be delivered
+    }
+    if (max_pixels > 0) ASSERT_GT(expect.bad.size(), 3u) << "some real files over the limit";
+    ASSERT_LT(expect.bad.size(), ds.bytes.size()) << "some under it";
+    Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 4, true, 2,
+                                         max_pixels ? ", max_pixels: " + std::to_string(max_pixels) : ""));
+    p.Build();
+    for (int k = 0; k < 10; ++k) {
+      PipelineOutputs out = p.Outputs();
+      const TensorListCPU& images = out.Cpu(out.Index("images"));
+      ASSERT_NO_FATAL_FAILURE(
+          CheckBatch(expect, images, images.sources(), out.Cpu(out.Index("labels")), 4, false, false, nullptr))
+          << "iteration " << k;
+      out.Release();
+      p.Run();
+    }
+    std::set<std::string> listed;
+    for (const ExecutorCounters::SkippedFile& f : p.counters().skipped_files) {
+      const std::string name = FileName(f.file);
+      listed.insert(name);
+      if (ds.bad.count(name)) {
+        EXPECT_THAT(f.reason, HasSubstr(max_pixels == 0 ? ReasonOf(Damage::kHugeFrameHeader)
+                                                        : "JPEG frame header claims 20000x20000 (400000000 pixels), "
+                                                          "more than max_pixels (3000)"));
+      } else {
+        EXPECT_THAT(f.reason, HasSubstr("pixels), more than max_pixels (3000): a forged or damaged header, or raise "
+                                        "max_pixels")) << name;
+      }
+    }
+    EXPECT_EQ(listed, expect.BadNames());
   }
 }
 

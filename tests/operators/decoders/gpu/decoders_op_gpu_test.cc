@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <random>
+#include <tuple>
 
 #include "core/cuda/stream.h"
 #include "core/error.h"
@@ -275,6 +277,53 @@ TEST(DecodersImageGpu, ErrorsNameTheNodeAndTheSample) {
                "op \"decoders.image_random_crop\" (dec): sample 1 of 2: empty input (0 bytes)");
   expect_error("decoders.image", {good, {"header", set.at("broken_jpeg_header_truncated.jpg")}},
                "op \"decoders.image\" (dec): sample 1 of 2: truncated JPEG header");
+}
+
+// max_pixels on the GPU backend (Setup, shared with the CPU backend, refuses before the device
+// output is allocated): a JPEG (nvJPEG's path) and a PNG (the CPU path + upload) one pixel over
+// the limit are refused naming the node, sample, file, size and limit, and decode at exactly it;
+// a JPEG whose frame header claims 65535x65535 (12.9 GB of device memory, issue 35) is refused at
+// the default limit.
+TEST(DecodersImageGpu, MaxPixelsRefusesBeforeAllocating) {
+  CONVEYOR_REQUIRE_GPU();
+  std::map<std::string, std::vector<uint8_t>> set;
+  for (TestFile& f : testimages::MakeTestSet()) set[f.name] = std::move(f.bytes);
+  const auto run = [&](const std::string& op, const std::vector<uint8_t>& bytes, const std::string& name,
+                       std::optional<int64_t> max_pixels) -> std::string {
+    try {
+      cuda::Stream stream = cuda::Stream::Create();
+      OpSpec spec = Decoder(op, "RGB");
+      if (max_pixels) spec.SetArg("max_pixels", *max_pixels);
+      OpHarness h(spec, Device::kGpu);
+      h.set_num_threads(2);
+      TensorListCPU batch = Batch({{"good", set.at("jpeg_420_baseline_q90_1x1.jpg")}, {name, bytes}});
+      batch.set_sources({SampleSource{"/d/tiny.jpg", -1}, SampleSource{"/d/" + name, -1}});
+      h.SetInput(0, batch);
+      h.Run(stream.view());
+      h.OutputToHost(0);
+    } catch (const InvalidArgument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::tuple<std::string, std::string, int64_t, int64_t> files[] = {
+      {"jpeg_420_baseline_q95_101x75.jpg", "JPEG frame", 101, 75}, {"png_rgb_8bit_37x40.png", "PNG", 37, 40}};
+  for (const auto& [name, header, width, height] : files) {
+    const int64_t pixels = width * height;
+    for (const std::string op : {"decoders.image", "decoders.image_random_crop"}) {
+      SCOPED_TRACE(name + " " + op);
+      EXPECT_EQ(run(op, set.at(name), name, pixels - 1),
+                "op \"" + op + "\" (dec): sample 1 of 2 (file \"/d/" + name + "\"): " + header + " header claims " +
+                    std::to_string(width) + "x" + std::to_string(height) + " (" + std::to_string(pixels) +
+                    " pixels), more than max_pixels (" + std::to_string(pixels - 1) +
+                    "): a forged or damaged header, or raise max_pixels");
+      EXPECT_EQ(run(op, set.at(name), name, pixels), "");
+    }
+  }
+  const std::vector<uint8_t> forged = testimages::ForgeDeclaredSize(set.at("jpeg_420_baseline_q95_101x75.jpg"), 65535, 65535);
+  EXPECT_EQ(run("decoders.image", forged, "forged.jpg", std::nullopt),
+            "op \"decoders.image\" (dec): sample 1 of 2 (file \"/d/forged.jpg\"): JPEG frame header claims 65535x65535 "
+            "(4294836225 pixels), more than max_pixels (268435456): a forged or damaged header, or raise max_pixels");
 }
 
 // The suite's stream check feeds random bytes, which decoders reject; this is the same check on
