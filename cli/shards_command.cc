@@ -181,6 +181,19 @@ class ShardsProgress {
   bool drawn_ = false;
 };
 
+// Shards of an earlier run under the same prefix would be read with this run's by a glob, or
+// outlive it when it writes fewer: the folder must not hold any.
+void RefuseEarlierShards(const std::string& output, const std::string& prefix, const std::string& suffix) {
+  std::error_code ec;
+  for (fs::directory_iterator it(output, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with(prefix + "-") && (name.ends_with(suffix) || name.ends_with(suffix + ".idx"))) {
+      throw InvalidArgument("--output " + Quote(output) + " already holds " + Quote(name) +
+                            " (shards of an earlier run): remove them or choose another --prefix or --output");
+    }
+  }
+}
+
 std::string FormatMb(int64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f MB", static_cast<double>(bytes) / 1e6);
@@ -225,6 +238,7 @@ int WriteShards(const ShardsOptions& options, std::ostream& out) {
     throw InvalidArgument("--output " + Quote(options.output) + ": cannot create the folder: " +
                           (ec ? ec.message() : "a file of that name exists"));
   }
+  RefuseEarlierShards(options.output, options.prefix, sink->suffix());
 
   const size_t count = data.paths.size();
   const size_t key_width = std::max<size_t>(6, std::to_string(count - 1).size());

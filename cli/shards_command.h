@@ -18,7 +18,8 @@
 // Samples are written in that order, or a permutation of it (--shuffle, --seed). A shard is closed
 // when the next sample would take it past --shard-size, so every shard stays within the target
 // unless one sample alone exceeds it. Shards and indexes appear under their names only when whole
-// (the writers write temporary names and rename). Every error names the file it is about.
+// (the writers write temporary names and rename); an output folder already holding PREFIX-*
+// shards of the format is refused. Every error names the file it is about.
 //
 // Registration in main.cc: `ShardsCommand shards(app);` and `if (shards.chosen()) return
 // shards.Run(std::cout);`.

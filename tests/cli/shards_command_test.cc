@@ -227,6 +227,13 @@ TEST(ShardsCommand, MistakesFailNamingTheFileOrOption) {
   r = RunConveyor({"shards", "--index", dir + "/a_file"});
   EXPECT_THAT(r.err, HasSubstr("cannot tell the format of \"" + dir + "/a_file\" from its name"));
   EXPECT_FALSE(fs::exists(dir + "/out/shard-000000.tar"));
+
+  // A second run into the same folder and prefix would mix its shards with the first's.
+  ASSERT_EQ(run({"--file-root", dir + "/root"}).status, 0);
+  r = run({"--file-root", dir + "/root", "--shard-size", "4K"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr("--output \"" + dir + "/out\" already holds \"shard-000000.tar"));
+  EXPECT_EQ(run({"--file-root", dir + "/root", "--prefix", "other"}).status, 0);
 }
 
 TEST(ShardsCommand, ShardSizesReadWithBinaryUnits) {
