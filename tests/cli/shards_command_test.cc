@@ -1,6 +1,7 @@
-// `conveyor shards` (the real binary) on a generated folder of class subfolders: the tar shards
-// read back by Python's tarfile and the TFRecord files by write_tfrecords.py --dump (Python's
-// CRC32C and protobuf) give every file's bytes and label; the indexes equal `conveyor index`'s; each
+// `conveyor shards` (the real binary) on a generated folder of class subfolders: the tar shards,
+// read back by Python's tarfile and by readers.webdataset through their indexes, and the TFRecord
+// files, by write_tfrecords.py --dump (Python's CRC32C and protobuf), give every file's bytes and
+// label; the indexes equal `conveyor index`'s; each
 // shard stays within --shard-size unless one sample alone exceeds it, and is closed only when the
 // next sample would not fit; mistakes fail with messages naming the file or option.
 #include <gmock/gmock.h>
@@ -135,6 +136,27 @@ TEST(ShardsCommand, WebDatasetShardsReadBackByTarfileWithIndexesAsConveyorIndex)
   EXPECT_EQ(listing, want);
   ExpectSizesRespectTarget(shards, samples_per_shard, sample_bytes);
   ExpectIndexesAsConveyorIndex("webdataset", shards, dir + "/idx");
+
+  // readers.webdataset reads them through the indexes, in order: each sample's bytes and label.
+  const std::string yaml = dir + "/read.yaml";
+  const std::string range = "out/train-{000000.." + fs::path(shards.back()).stem().string().substr(6) + "}.tar";
+  cli_test::WriteText(yaml, "pipeline: {name: read, batch_size: 27, device: cpu}\nops:\n"
+                            "  - op: readers.webdataset\n    name: reader\n    args:\n"
+                            "      paths: [\"" + range + "\"]\n      index_paths: [\"" + range + ".idx\"]\n"
+                            "      ext: [\"jpg;png\", cls]\n      missing_component_behavior: error\n"
+                            "    outputs: [images, labels]\noutputs: [images, labels]\n");
+  const cli_test::CliResult read =
+      RunConveyor({"run", yaml, "--iterations", "1", "--no-progress", "--save-outputs", dir + "/read"});
+  ASSERT_EQ(read.status, 0) << read.err;
+  const std::string labels = ReadText(dir + "/read/labels_000000.npy");  // uniform: one [27, 1] array
+  ASSERT_GT(labels.size(), files.size());
+  for (size_t i = 0; i < files.size(); ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "_000000_%04zu.npy", i);
+    const std::string image = ReadText(dir + "/read/images" + name);
+    EXPECT_TRUE(image.size() > files[i].data.size() && image.ends_with(files[i].data)) << files[i].path;
+    EXPECT_EQ(labels[labels.size() - files.size() + i], '0' + files[i].label) << files[i].path;
+  }
 
   // --index delegates to the same indexer: the format from the name, into --output.
   const cli_test::CliResult idx = RunConveyor({"shards", "--index", shards[0], shards[1], "--output", dir + "/idx2"});
