@@ -216,13 +216,18 @@ int64_t ParseByteSize(const std::string& text) {
   const size_t power = unit.empty() ? 0 : units.find(unit);
   if (unit.size() > 1 || power == std::string::npos) throw InvalidArgument(expected);
   const double bytes = std::floor(number * std::pow(1024.0, static_cast<double>(power)));
-  if (bytes < 1 || bytes > 9.0e18) throw InvalidArgument(expected + ": it must be at least 1 byte");
+  if (bytes < 1) throw InvalidArgument(expected + ": it must be at least 1 byte");
+  if (bytes > 9.0e18) throw InvalidArgument(expected + ": it must be below 8 EiB");
   return static_cast<int64_t>(bytes);
 }
 
 int WriteShards(const ShardsOptions& options, std::ostream& out) {
   const std::unique_ptr<ShardSink> sink = MakeSink(options.format);
   if (options.output.empty()) throw InvalidArgument("--output: expected the folder to write the shards to");
+  if (options.prefix.empty() || options.prefix.find('/') != std::string::npos) {
+    throw InvalidArgument("--prefix: expected a file name without '/' (shards are PREFIX-000000" +
+                          std::string(sink->suffix()) + ", ...), got " + Quote(options.prefix));
+  }
   ops::Dataset data = ListSamples(options);
   if (options.shuffle) Permute(data, options.seed);
   int64_t input_bytes = 0;

@@ -238,6 +238,9 @@ TEST(ShardsCommand, MistakesFailNamingTheFileOrOption) {
                                "1024), got \"12X\""));
   r = run({"--file-root", dir + "/root", "--shard-size", "0"});
   EXPECT_THAT(r.err, HasSubstr("got \"0\": it must be at least 1 byte"));
+  r = run({"--file-root", dir + "/root", "--prefix", "a/b"});
+  EXPECT_THAT(r.err, HasSubstr("--prefix: expected a file name without '/' (shards are PREFIX-000000.tar, ...), "
+                               "got \"a/b\""));
 
   cli_test::WriteText(dir + "/list.txt", "root/ant/img_0.jpg 0\nroot/ant/missing.jpg 1\n");
   r = run({"--file-list", dir + "/list.txt"});
