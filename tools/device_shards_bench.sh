@@ -5,7 +5,8 @@
 # CPU cores and GPU memory measured from outside (bench/e2e/measure.py). Also the time
 # `conveyor shards` takes to write both and `conveyor index` to index them (MB/s). Carry
 # .gpu_bundle; into $OUT: shards.log, shards.tsv (name, images/s median and min, CPU cores, MiB).
-#   SHARDS_SET=realistic:4096 (default) or uniform:2048; SHARDS_SIZE=64M (the shard size target)
+#   SHARDS_SET=realistic:4096 (default) or uniform:2048; SHARDS_SIZE=64M (the shard size target);
+#   a short call: SHARDS_REPS=1 SHARDS_WARMUP=5 SHARDS_ITERS=12 SHARDS_REPEATS=3
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
@@ -51,7 +52,7 @@ run() {  # name pipeline shards
   timeout 170 python3 "$SUITE/e2e/measure.py" --out "$RAW/$name.json" --label "$name" \
     --env "CONVEYOR_BENCH_DATA=$DATA" --env "CONVEYOR_BENCH_SHARDS=$shards" \
     --env CONVEYOR_BENCH_DEVICE=gpu --env CONVEYOR_BENCH_BATCH=256 --env CONVEYOR_BENCH_THREADS=8 \
-    -- "$CONVEYOR_BIN" bench "$SUITE/pipelines/$pipe" --json --warmup 11 --iterations 30 --repeats 5 \
+    -- "$CONVEYOR_BIN" bench "$SUITE/pipelines/$pipe" --json --warmup "${SHARDS_WARMUP:-11}" --iterations "${SHARDS_ITERS:-30}" --repeats "${SHARDS_REPEATS:-5}" \
     > "$RAW/$name.log" 2>&1
   python3 - "$RAW/$name.json" "$name" "$OUTDIR/shards.tsv" <<'PY'
 import json, sys
@@ -66,7 +67,7 @@ print(f"{name}: {s.get('median', 0):,.0f} images/s (min {s.get('min', 0):,.0f}),
       f"{m.get('process_cpu_cores_busy', 0):.2f} CPU cores, {m.get('gpu_mem_peak_mib', 0):.0f} MiB")
 PY
 }
-for rep in 1 2; do
+for rep in $(seq 1 "${SHARDS_REPS:-2}"); do
   run "folder_$rep" train_fused.yaml ""
   run "webdataset_$rep" train_fused_wds.yaml "$SH/wds/*.tar"
   run "webdataset_http_$rep" train_fused_wds.yaml "$URL"
