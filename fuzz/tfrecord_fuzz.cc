@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "operators/readers/io/byte_source.h"
+#include "operators/readers/io/memory_source.h"
 #include "operators/readers/tfrecord/features.h"
 #include "operators/readers/tfrecord/tf_example.pb.h"
 #include "operators/readers/tfrecord/tfrecord_format.h"
@@ -20,24 +20,6 @@
 namespace {
 
 using namespace conveyor::ops;  // NOLINT: a fuzz target's one translation unit
-
-class MemorySource final : public ByteSource {
- public:
-  MemorySource(const uint8_t* data, size_t size) : data_(data), size_(static_cast<int64_t>(size)) {}
-  const std::string& name() const override { return name_; }
-  int64_t Size() const override { return size_; }
-  void ReadAt(int64_t offset, void* dst, int64_t bytes) const override {
-    if (offset < 0 || bytes < 0 || offset > size_ || bytes > size_ - offset) {
-      throw conveyor::InvalidArgument("fuzz: read past the end");
-    }
-    if (bytes > 0) std::memcpy(dst, data_ + offset, static_cast<size_t>(bytes));
-  }
-
- private:
-  const uint8_t* data_;
-  int64_t size_;
-  std::string name_ = "fuzz.tfrecord";
-};
 
 const std::vector<FeatureSpec>& Specs() {
   static const std::vector<FeatureSpec> specs =
@@ -73,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
   try {
     if (mode == 0) {
-      const MemorySource source(data, size);
+      const MemorySource source(data, size, "fuzz.tfrecord");
       for (const TfRecordSpan& span : ScanTfRecords(source, 64)) {
         if (span.offset < 0 || span.size < kTfRecordOverhead || span.offset + span.size > static_cast<int64_t>(size)) {
           __builtin_trap();  // the scan promised a record inside the file

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "operators/readers/io/byte_source.h"
+#include "operators/readers/io/memory_source.h"
 #include "operators/readers/webdataset/tar_scan.h"
 #include "operators/readers/webdataset/wds_index.h"
 
@@ -19,26 +19,8 @@ namespace {
 
 using namespace conveyor::ops;  // NOLINT: a fuzz target's one translation unit
 
-class MemorySource final : public ByteSource {
- public:
-  MemorySource(const uint8_t* data, size_t size) : data_(data), size_(static_cast<int64_t>(size)) {}
-  const std::string& name() const override { return name_; }
-  int64_t Size() const override { return size_; }
-  void ReadAt(int64_t offset, void* dst, int64_t bytes) const override {
-    if (offset < 0 || bytes < 0 || offset > size_ || bytes > size_ - offset) {
-      throw conveyor::InvalidArgument("fuzz: read past the end");
-    }
-    if (bytes > 0) std::memcpy(dst, data_ + offset, static_cast<size_t>(bytes));
-  }
-
- private:
-  const uint8_t* data_;
-  int64_t size_;
-  std::string name_ = "fuzz.tar";
-};
-
 void ScanShard(const uint8_t* data, size_t size) {
-  const MemorySource source(data, size);
+  const MemorySource source(data, size, "fuzz.tar");
   const std::vector<TarMember> members = ScanTar(source);
   for (const TarMember& m : members) {
     // ScanTar's promise: data on a block boundary, inside the shard.

@@ -1,8 +1,11 @@
 #include "operators/readers/shards/shard_reader_op.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <exception>
 #include <map>
+#include <thread>
 
 #include "core/error.h"
 
@@ -243,6 +246,28 @@ void ShardReaderOp::RestoreCheckpoint(const std::string& state) {
                           " of num_shards " + std::to_string(r.num_shards));
   }
   RestoreState(ReaderCore::Parse(state.substr(static_cast<size_t>(used))));
+}
+
+void ShardReaderOp::ListShards(int64_t n, const std::function<void(int64_t)>& list) {
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  std::atomic<int64_t> next{0};
+  const auto work = [&] {
+    for (int64_t i; (i = next++) < n;) {
+      try {
+        list(i);
+      } catch (...) {
+        errors[static_cast<size_t>(i)] = std::current_exception();
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (int64_t t = 1; t < std::min<int64_t>(kListThreads, n); ++t) threads.emplace_back(work);
+    work();
+  }  // joined
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
 }  // namespace conveyor::ops

@@ -33,6 +33,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,6 +90,11 @@ class ShardReaderOp : public Operator {
   // Derived constructors call this once. Shards without samples are left out (counted in
   // empty_shards()); an empty data set throws InvalidArgument.
   void SetIndex(ShardIndex index);
+  // Runs list(i) for every shard i in [0, n) on up to kListThreads threads — how a derived
+  // constructor builds its index (a URL's index read or scan waits on the network) — and rethrows
+  // the failure of the lowest i, so the error does not depend on which thread failed first.
+  static void ListShards(int64_t n, const std::function<void(int64_t)>& list);
+  static constexpr int kListThreads = 16;
   int64_t empty_shards() const { return empty_shards_; }
 
   // Output descriptors of the batch (may read sample bytes with ReadRange, e.g. to parse records).

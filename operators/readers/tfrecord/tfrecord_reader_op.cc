@@ -12,10 +12,8 @@
 // RunCpu copies each feature's values into its output. Every error names the op, the file, the
 // record and its offset (and the feature and its spec).
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <exception>
-#include <thread>
 #include <memory>
 #include <vector>
 
@@ -119,33 +117,13 @@ class TfRecordReaderOp final : public ShardReaderOp {
   }
 
  private:
-  // Lists every file's records on up to kListThreads threads (a URL's index read or scan waits on
-  // the network); the error of the first failing file in path order is the one thrown.
+  // Lists every file's records (ListShards: in parallel, the first failing file in path order is
+  // the one thrown).
   void ListAll(std::vector<ShardInfo>& files) const {
-    std::vector<std::exception_ptr> errors(files.size());
-    std::atomic<size_t> next{0};
-    const auto work = [&] {
-      for (size_t f; (f = next++) < files.size();) {
-        try {
-          ListRecords(files[f]);
-        } catch (...) {
-          errors[f] = std::current_exception();
-        }
-      }
-    };
-    {
-      std::vector<std::jthread> threads;
-      const size_t extra = std::min<size_t>(kListThreads, files.size()) - 1;
-      for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
-      work();
-    }  // joined
-    for (const std::exception_ptr& error : errors) {
-      if (!error) continue;
-      try {
-        std::rethrow_exception(error);
-      } catch (const InvalidArgument& e) {
-        throw InvalidArgument(spec().Describe() + ": " + e.what());
-      }
+    try {
+      ListShards(static_cast<int64_t>(files.size()), [&](int64_t f) { ListRecords(files[static_cast<size_t>(f)]); });
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(spec().Describe() + ": " + e.what());
     }
   }
 
@@ -213,7 +191,6 @@ class TfRecordReaderOp final : public ShardReaderOp {
     size_t capacity_ = 0;
   };
 
-  static constexpr size_t kListThreads = 16;
 
   std::vector<FeatureSpec> features_;
   // Per batch position, between Setup and RunCpu (reused across batches): the framed record, its

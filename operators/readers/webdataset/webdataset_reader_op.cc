@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <exception>
 #include <set>
-#include <thread>
 
 #include "core/error.h"
 #include "core/op/registry.h"
@@ -56,28 +54,6 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Runs fn(i) for i in [0, n) on up to `threads` threads; rethrows the failure of the lowest i.
-void ParallelIndexed(int64_t n, int threads, const std::function<void(int64_t)>& fn) {
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
-  std::atomic<int64_t> next{0};
-  const auto work = [&] {
-    for (int64_t i; (i = next++) < n;) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors[static_cast<size_t>(i)] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int64_t>(threads, n); ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
-
 class WebDatasetReaderOp final : public ShardReaderOp {
  public:
   explicit WebDatasetReaderOp(const OpSpec& spec) : ShardReaderOp(spec) {
@@ -92,7 +68,7 @@ class WebDatasetReaderOp final : public ShardReaderOp {
     }
     ParseOutputs(spec);
     std::vector<ShardInfo> shards(paths.size());
-    ParallelIndexed(static_cast<int64_t>(paths.size()), kIndexThreads, [&](int64_t s) {
+    ListShards(static_cast<int64_t>(paths.size()), [&](int64_t s) {
       ShardInfo& shard = shards[static_cast<size_t>(s)];
       shard.path = paths[static_cast<size_t>(s)];
       if (index_paths.empty()) {
@@ -134,7 +110,6 @@ class WebDatasetReaderOp final : public ShardReaderOp {
  private:
   enum class Missing { kSkip, kFill, kError };
   // Shards scanned or indexes read at once at construction: enough to hide a request's latency.
-  static constexpr int kIndexThreads = 16;
 
   void ParseOutputs(const OpSpec& spec) {
     const std::string where = spec.Describe();
