@@ -36,6 +36,11 @@ std::string FormatSkipped(const ExecutorCounters& c) {
   if (files > static_cast<size_t>(kMaxSkippedListed)) {
     s << "                  ... and " << files - kMaxSkippedListed << " more files\n";
   }
+  if (c.refilled_iterations > 0) {
+    s << "                  " << c.refilled_iterations
+      << (c.refilled_iterations == 1 ? " iteration" : " iterations")
+      << " redone: the decode, not the reader's check, found the damage\n";
+  }
   return s.str();
 }
 

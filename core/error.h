@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace conveyor {
 
@@ -16,6 +17,32 @@ class Error : public std::runtime_error {
 class InvalidArgument : public Error {
  public:
   using Error::Error;
+};
+
+// One sample of a node's batch could not be processed (damaged or unsupported data): what() names
+// the node, the sample and its file; sample() is its position in the batch, reason() the bare
+// cause. An InvalidArgument to everyone else; a decoder with `on_error: skip` turns it into
+// SampleRejected.
+class SampleError : public InvalidArgument {
+ public:
+  SampleError(const std::string& message, int sample, std::string reason)
+      : InvalidArgument(message), sample_(sample), reason_(std::move(reason)) {}
+  int sample() const { return sample_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  int sample_;
+  std::string reason_;
+};
+
+// A node refused one sample of its batch after its producer's Setup had fixed the batch (a decoder
+// with `on_error: skip` whose decode of that sample failed), and has already told that producer (its
+// reader) to skip the sample from now on. The executor answers by redoing the iteration from the
+// stateful operators' positions before it (docs/executor.md, "Re-filling a batch"); anywhere else
+// it is an InvalidArgument whose message names the sample and the file.
+class SampleRejected : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
 };
 
 // A pipeline definition (YAML, spec) is wrong; the message carries file:line:col.

@@ -76,6 +76,11 @@ class Operator {
   // shard); the default refuses any non-empty line.
   virtual std::string CheckpointState() const { return ""; }
   virtual void RestoreCheckpoint(const std::string& state);
+  // Re-filling a batch (docs/executor.md): the executor redoes an iteration after a node threw
+  // SampleRejected, and first puts every stateful node back where it was before that iteration's
+  // Setup — `state` is what CheckpointState returned then. Called on the stage thread, between
+  // iterations' work, with no Setup or Run of this node in flight. Default: RestoreCheckpoint.
+  virtual void RewindIteration(const std::string& state) { RestoreCheckpoint(state); }
 
   // Wiring, once, after every operator of the pipeline exists: input `input` of this node reads
   // output `output` of the node `producer_spec` describes, whose operator is `producer` (null for

@@ -178,6 +178,7 @@ ExecutorCounters Executor::counters() const {
   }
   c.copies_on_copy_stream = state_->copies_on_copy_stream.load();
   c.copies_in_graph = state_->copies_in_graph.load();
+  c.refilled_iterations = state_->refilled_iterations.load();
   for (size_t n = 0; n < state_->ops.size(); ++n) {
     if (!state_->ops[n]) continue;
     for (Operator::Skipped& s : state_->ops[n]->SkippedSamples()) {

@@ -107,6 +107,9 @@ struct ExecutorCounters {
     int64_t times = 0;
   };
   std::vector<SkippedFile> skipped_files;
+  // Iterations redone because a node rejected a sample after Setup (a decoder with on_error: skip
+  // whose decode failed; docs/executor.md "Re-filling a batch"): one per rejected sample.
+  int64_t refilled_iterations = 0;
 };
 
 // The outputs of one iteration. They stay valid until the object is released (destroyed, moved

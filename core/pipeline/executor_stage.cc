@@ -38,11 +38,29 @@ void ExecutorState::Main() {
     }
     std::exception_ptr error;
     const auto work_from = stage_mark;
-    try {
-      RunIteration(k, *slot, incoming);  // moves stage_mark to its end
-    } catch (...) {
-      error = std::current_exception();
-      stage_mark = Clock::now();
+    for (int refill = 0;; ++refill) {
+      try {
+        RunIteration(k, *slot, incoming);  // moves stage_mark to its end
+        break;
+      } catch (const SampleRejected& e) {
+        // A node refused a sample after Setup and told its reader: redo the iteration.
+        try {
+          if (refill >= kMaxRefills) {
+            throw InvalidArgument(std::string(e.what()) + "; gave up re-filling the batch after " +
+                                  std::to_string(kMaxRefills) + " rejected samples in iteration " + std::to_string(k));
+          }
+          RewindIteration(k);
+          refilled_iterations.fetch_add(1, std::memory_order_relaxed);
+        } catch (...) {
+          error = std::current_exception();
+          stage_mark = Clock::now();
+          break;
+        }
+      } catch (...) {
+        error = std::current_exception();
+        stage_mark = Clock::now();
+        break;
+      }
     }
     stage_work_ns.fetch_add(Nanos(stage_mark - work_from), std::memory_order_relaxed);
     {
@@ -70,6 +88,30 @@ std::vector<std::pair<int, std::string>> ExecutorState::SnapshotStates() const {
   return states;
 }
 
+void ExecutorState::RewindIteration(int64_t k) {
+  // The failed attempt's GPU work (copies, kernels, decodes on the decoders' own streams) must be
+  // done before the slot's buffers are written again: a device-wide wait, once per rejected sample.
+  if (has_gpu) {
+    try {
+      CONVEYOR_CUDA_CHECK(cudaDeviceSynchronize());
+    } catch (...) {
+      RethrowWithContext(IterationPrefix(k) + "re-filling the batch: ");
+    }
+  }
+  std::vector<std::pair<int, std::string>> states;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    states = snapshots.at(k);
+  }
+  for (const auto& [n, state] : states) {
+    try {
+      ops[n]->RewindIteration(state);
+    } catch (...) {
+      RethrowWithContext(NodePrefix(graph.node(n), k) + "re-filling the batch: ");
+    }
+  }
+}
+
 void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
   int64_t waited = 0;
   if (has_gpu) {
@@ -90,7 +132,12 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
       RethrowWithContext(IterationPrefix(k));
     }
   }
-  for (int src : external_sources) slot.fed[src] = std::move(incoming[src]);
+  // Taken once: a re-filled iteration (RewindIteration) runs again on the batches already moved in.
+  for (int src : external_sources) {
+    if (!incoming[src]) continue;
+    slot.fed[src] = std::move(incoming[src]);
+    incoming[src].reset();
+  }
   RunCpuStage(k, slot);
   // stage_cpu_ns: from the iteration's start (the ready check included, a GPU wait excluded).
   const auto issue_from = Clock::now();

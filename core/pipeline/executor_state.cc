@@ -15,6 +15,8 @@ namespace conveyor::pipeline_internal {
     throw;
   } catch (const CudaError& e) {
     throw CudaError(prefix + e.what(), e.code());
+  } catch (const SampleRejected& e) {
+    throw SampleRejected(prefix + e.what());
   } catch (const InvalidArgument& e) {
     throw InvalidArgument(prefix + e.what());
   } catch (const ConfigError& e) {
@@ -35,6 +37,8 @@ namespace conveyor::pipeline_internal {
 void RethrowNodeError(const GraphNode& node, const std::string& prefix) {
   try {
     throw;
+  } catch (const SampleRejected&) {
+    RethrowWithContext(prefix);  // about a sample, not an argument: keeps its type for the re-fill
   } catch (const InvalidArgument& e) {
     const std::string arg = ArgumentNamedIn(node, e.what(), /*quoted_only=*/true);
     const SourceLocation at = arg.empty() ? SourceLocation{} : node.spec.Location("args." + arg);

@@ -147,6 +147,12 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   // executor_stage.cc
   void Main();
   void RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming);
+  // Re-filling a batch: waits for the GPU, then puts every stateful node back to iteration k's
+  // snapshot (Operator::RewindIteration) so that RunIteration(k) can run again.
+  void RewindIteration(int64_t k);
+  // Rejected samples one iteration may re-fill before it fails (a decoder that rejects every
+  // sample, or a reader that cannot skip, must not loop forever).
+  static constexpr int kMaxRefills = 64;
   void BindCommon(Workspace& ws, const GraphNode& node, int64_t k, Slot& slot);
   // executor_cpu.cc
   void RunCpuStage(int64_t k, Slot& slot);
@@ -253,6 +259,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
     issue_mark = now;
   }
   static size_t IssueSetupPart(size_t segment) { return 1 + 3 * segment; }
+  std::atomic<int64_t> refilled_iterations{0};  // ExecutorCounters::refilled_iterations
   std::atomic<int64_t> copies_on_copy_stream{0};
   std::atomic<int64_t> copies_in_graph{0};
 };

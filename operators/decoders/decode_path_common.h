@@ -64,6 +64,12 @@ inline void StoreMax(std::atomic<int64_t>& to, int64_t v) {
   }
 }
 
+// What nvJPEG says of damaged data that the structure check before it passed: the CPU path then
+// decodes the image, or names the damage.
+inline bool IsDamage(nvjpegStatus_t s) {
+  return s == NVJPEG_STATUS_BAD_JPEG || s == NVJPEG_STATUS_INCOMPLETE_BITSTREAM;
+}
+
 // A status with which nvJPEG declines an image it cannot decode (the next path takes it).
 inline bool IsRefusal(nvjpegStatus_t s) {
   return s == NVJPEG_STATUS_JPEG_NOT_SUPPORTED || s == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED ||

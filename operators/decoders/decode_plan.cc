@@ -84,7 +84,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
       }
     }
   });
-  if (failed < n) throw InvalidArgument(SampleWhere(plan.where, input, failed) + ": " + message);
+  if (failed < n) throw SampleError(SampleWhere(plan.where, input, failed) + ": " + message, failed, message);
   return plan;
 }
 
@@ -95,8 +95,8 @@ void DecodeSampleCpu(const TensorListCPU& input, int sample, const DecodePlan& p
                            static_cast<size_t>(input.shape(sample)[0]), plan.infos[i], plan.color,
                            plan.orientations[i], plan.windows[i], out, plan.max_pixels);
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument(SampleWhere(plan.where, input, sample) + ": " + e.what() + " [" +
-                          plan.infos[i].Describe() + "]");
+    const std::string reason = std::string(e.what()) + " [" + plan.infos[i].Describe() + "]";
+    throw SampleError(SampleWhere(plan.where, input, sample) + ": " + reason, sample, reason);
   }
 }
 

@@ -75,8 +75,8 @@ OpSchema WithDecoderArgs(OpSchema schema) {
                         "A corrupt, truncated or unreadable file: `error` stops the pipeline with the file's name; "
                         "`skip` drops it and the reader (the input must come straight from readers.file) reads the "
                         "next file in its place, so batches stay full and labels aligned; skipped files are listed "
-                        "in the pipeline's counters. Damage only a full decode finds still stops the pipeline "
-                        "(docs/decoding.md).")
+                        "in the pipeline's counters. Damage only the decode finds makes the executor redo the "
+                        "iteration with the file replaced (docs/decoding.md).")
       .Choices({"error", "skip"})
       .Backends({Device::kCpu, Device::kGpu});
 }
@@ -127,24 +127,29 @@ class ImageDecoderOp : public Operator {
                             "ones; it comes from " + producer_spec.Describe());
     }
     const int64_t max_pixels = max_pixels_;  // the same limit as Setup's, so skip drops what it would refuse
+    skip_reader_ = reader;
     reader->SkipSamplesFailing(
         output, [max_pixels](const uint8_t* data, size_t size) { return CheckEncodedImage(data, size, max_pixels); },
         spec().Describe());
   }
 
   OutputDescs Setup(const Workspace& ws) override {
-    plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_, adjust_orientation_, max_pixels_);
-    return {plan_.Desc()};
+    return Rejecting(ws, [&] {
+      plan_ = PlanBatch(ws, ws.InputCpu(0), color_, crop_, adjust_orientation_, max_pixels_);
+      return OutputDescs{plan_.Desc()};
+    });
   }
 
   void RunCpu(Workspace& ws) override {
     const TensorListCPU& in = ws.InputCpu(0);
     TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const int s = static_cast<int>(i);
-        DecodeSampleCpu(in, s, plan_, static_cast<uint8_t*>(out.raw_sample(s)));
-      }
+    Rejecting(ws, [&] {
+      ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int s = static_cast<int>(i);
+          DecodeSampleCpu(in, s, plan_, static_cast<uint8_t*>(out.raw_sample(s)));
+        }
+      });
     });
   }
 
@@ -187,13 +192,33 @@ class ImageDecoderOp : public Operator {
                                     info.subsampling,
                                     info.progressive};
     }
-    gpu_->Decode(
-        samples_, ws, [&](int i, uint8_t* dst) { DecodeSampleCpu(in, i, plan_, dst); },
-        [n, &in](int i) {
-          const std::string source = SourceText(in, i);
-          return "of " + std::to_string(n) + (source.empty() ? "" : ", " + source);
-        },
-        plan_.where);
+    Rejecting(ws, [&] {
+      gpu_->Decode(
+          samples_, ws, [&](int i, uint8_t* dst) { DecodeSampleCpu(in, i, plan_, dst); },
+          [n, &in](int i) {
+            const std::string source = SourceText(in, i);
+            return "of " + std::to_string(n) + (source.empty() ? "" : ", " + source);
+          },
+          plan_.where);
+    });
+  }
+
+  // on_error: skip for what only Setup's plan or the decode itself finds (damaged entropy data, a
+  // header the reader's check passed): the reader is told to skip the sample from now on and
+  // SampleRejected makes the executor redo the iteration, whose Setup replaces it
+  // (docs/executor.md, "Re-filling a batch"). Without skip the SampleError goes on as it is.
+  template <typename F>
+  auto Rejecting(const Workspace& ws, F&& f) -> decltype(f()) {
+    try {
+      return f();
+    } catch (const SampleError& e) {
+      if (skip_reader_ == nullptr) throw;
+      const SampleSource* source = ws.InputCpu(0).source(e.sample());
+      if (source == nullptr || source->index < 0) throw;
+      skip_reader_->RejectSample(source->index, e.reason());
+      throw SampleRejected(std::string(e.what()) +
+                           " (on_error: skip: the reader replaces it and the iteration is redone)");
+    }
   }
 
   // Images per path and fallbacks, for tests and benchmarks (zeros before the first GPU run).
@@ -204,6 +229,7 @@ class ImageDecoderOp : public Operator {
   bool adjust_orientation_;
   int64_t max_pixels_;
   std::optional<RandomCropParams> crop_;
+  ReaderOp* skip_reader_ = nullptr;  // on_error: skip: the reader that replaces rejected samples
   std::unique_ptr<GpuDecoder> gpu_;
   std::vector<GpuDecodeSample> samples_;
   DecodePlan plan_;  // the current batch's, from Setup to Run

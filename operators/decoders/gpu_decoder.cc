@@ -169,7 +169,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
             d.cuda.Decode(lease.Get(), samples[static_cast<size_t>(i)], sample_where(i), cuda_times,
                           trace ? &traced : nullptr);
           } catch (const NvjpegError& e) {
-            if (!IsRefusal(e.status())) throw;
+            // Refused, or damage nvJPEG found in the data: the CPU decodes it, or names the damage
+            // (a SampleError, which on_error: skip acts on).
+            if (!IsRefusal(e.status()) && !IsDamage(e.status())) throw;
             cuda_refused[static_cast<size_t>(i)] = 1;
           }
           StoreMax(cuda_end_ns, NsSince(b_start));

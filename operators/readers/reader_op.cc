@@ -59,13 +59,26 @@ ReaderOp::ReaderOp(const OpSpec& spec, bool class_folders)
   }
   if (!list.empty()) dataset_ = ParseFileList(list, where);
   if (!files.empty()) dataset_ = FromFiles(files, spec.Arg<std::vector<int64_t>>("labels"), where);
+  InitCore();
+}
+
+ReaderOp::ReaderOp(const OpSpec& spec, Dataset dataset)
+    : Operator(spec),
+      dataset_(std::move(dataset)),
+      seed_arg_(spec.Arg<int64_t>("seed")),
+      read_ahead_arg_(spec.Arg<bool>("read_ahead")) {
+  InitCore();
+}
+
+void ReaderOp::InitCore() {
+  const OpSpec& spec = this->spec();
   options_.random_shuffle = spec.Arg<bool>("random_shuffle");
   options_.shard_id = spec.Arg<int64_t>("shard_id");
   options_.num_shards = spec.Arg<int64_t>("num_shards");
   options_.stick_to_shard = spec.Arg<bool>("stick_to_shard");
   options_.pad_last_batch = spec.Arg<bool>("pad_last_batch");
   // Validates the shard now (the seed only matters once the first batch is drawn).
-  core_.emplace(static_cast<int64_t>(dataset_.paths.size()), options_, where);
+  core_.emplace(static_cast<int64_t>(dataset_.paths.size()), options_, spec.Describe());
 }
 
 ReaderOp::~ReaderOp() { CloseAll(); }
@@ -156,10 +169,33 @@ void ReaderOp::SkipSamplesFailing(int output, SampleCheck check, const std::stri
 
 std::vector<Operator::Skipped> ReaderOp::SkippedSamples() const {
   std::lock_guard<std::mutex> lock(skipped_mutex_);
-  return skipped_;
+  std::vector<Skipped> met;
+  for (const Skipped& s : skipped_) {
+    if (s.times > 0) met.push_back(s);  // 0: counted only by a Setup that was rewound
+  }
+  return met;
+}
+
+void ReaderOp::RejectSample(int64_t index, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(skipped_mutex_);
+  rejected_.emplace(index, reason);
+}
+
+void ReaderOp::RewindIteration(const std::string& state) {
+  {
+    std::lock_guard<std::mutex> lock(skipped_mutex_);
+    for (size_t at : counted_) --skipped_[at].times;
+    counted_.clear();
+  }
+  RestoreCheckpoint(state);
 }
 
 std::string ReaderOp::LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const {
+  {
+    std::lock_guard<std::mutex> lock(skipped_mutex_);
+    const auto it = rejected_.find(f.index);
+    if (it != rejected_.end()) return it->second;
+  }
   std::string reason = ReadWholeFile(dataset_.paths[static_cast<size_t>(f.index)], bytes);
   if (!reason.empty()) return reason;
   f.size = static_cast<int64_t>(bytes.size());
@@ -175,6 +211,10 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
   std::vector<size_t> pending(files_.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
   int64_t skipped_here = 0;
+  {
+    std::lock_guard<std::mutex> lock(skipped_mutex_);
+    counted_.clear();
+  }
   int64_t last_index = 0;
   std::string last_reason;
   while (!pending.empty()) {
@@ -196,6 +236,7 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
       const auto [it, fresh] = skipped_at_.emplace(index, skipped_.size());
       if (fresh) skipped_.push_back(Skipped{dataset_.paths[static_cast<size_t>(index)], reasons[k], 0});
       ++skipped_[it->second].times;
+      counted_.push_back(it->second);
     }
     if (again.empty()) break;
     skipped_here += static_cast<int64_t>(again.size());

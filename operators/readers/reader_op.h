@@ -47,6 +47,9 @@ class ReaderOp : public Operator {
  public:
   // `class_folders`: file_root's subfolders are classes (readers.file), or not (readers.numpy).
   ReaderOp(const OpSpec& spec, bool class_folders);
+  // A reader whose samples come from elsewhere (readers.coco: an annotation file): `dataset` as
+  // given; the spec still carries WithReaderArgs' shuffle, shard, seed and read_ahead arguments.
+  ReaderOp(const OpSpec& spec, Dataset dataset);
   ~ReaderOp() override;
 
   OutputDescs Setup(const Workspace& ws) final;
@@ -63,6 +66,14 @@ class ReaderOp : public Operator {
   // messages. Throws InvalidArgument when output `output` is not the file's bytes.
   void SkipSamplesFailing(int output, SampleCheck check, const std::string& by);
   std::vector<Skipped> SkippedSamples() const override;
+  // A sample the checks passed but its consumer could not decode (a decoder with on_error: skip,
+  // after Setup): from now on dataset index `index` fails the checks with `reason`. The executor
+  // then rewinds (RewindIteration) and redoes the iteration, whose Setup skips and replaces it.
+  // Thread-safe.
+  void RejectSample(int64_t index, const std::string& reason);
+  // RestoreCheckpoint(state), and the skips the rewound Setup counted are uncounted (its redo
+  // counts them again).
+  void RewindIteration(const std::string& state) override;
   // Batches whose files came from the read ahead (read_ahead: true) rather than the CPU stage.
   int64_t read_ahead_batches() const { return read_ahead_batches_; }
 
@@ -106,6 +117,7 @@ class ReaderOp : public Operator {
   void ReadExactly(const OpenFile& file, void* dst, int64_t bytes, int64_t offset) const;
 
  private:
+  void InitCore();  // the sharding options from the spec, and the core over dataset_
   void CloseAll();
   void OpenAll(const Workspace& ws);
   // Sample checks: reads every file of the batch whole, checks it, replaces the ones skipped.
@@ -131,6 +143,8 @@ class ReaderOp : public Operator {
   mutable std::mutex skipped_mutex_;
   std::map<int64_t, size_t> skipped_at_;  // dataset index -> position in skipped_
   std::vector<Skipped> skipped_;
+  std::vector<size_t> counted_;             // positions in skipped_ the last Setup counted
+  std::map<int64_t, std::string> rejected_;  // dataset index -> why its consumer rejected it
   std::optional<ReaderState> restored_;  // applied when the first Setup seeds the core
   std::unique_ptr<ReadAhead> read_ahead_;  // read_ahead: true, from the first Setup
   int64_t read_ahead_batches_ = 0;

@@ -56,6 +56,10 @@ TEST(Summary, SkippedSamplesListTheirFilesUpToALimit) {
             "  skipped         3 samples of 2 files (on_error: skip; the reader read others in their place)\n"
             "                  reader: a/bad.jpg: truncated JPEG (2 times)\n"
             "                  reader: b.png: bad CRC\n");
+  c.refilled_iterations = 1;
+  EXPECT_THAT(FormatSkipped(c), HasSubstr("b.png: bad CRC\n                  1 iteration redone: the decode, not the "
+                                          "reader's check, found the damage\n"));
+  c.refilled_iterations = 0;
   c.skipped_files.clear();
   for (int i = 0; i < kMaxSkippedListed + 3; ++i) c.skipped_files.push_back({"r", "f" + std::to_string(i), "x", 1});
   c.skipped_samples = kMaxSkippedListed + 3;

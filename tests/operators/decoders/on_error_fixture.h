@@ -33,6 +33,7 @@ enum class Damage {
   kNotAnImage,         // HTML named .jpg
   kMarkerInEntropy,    // fill bytes + RST inside the scan: sound structure, libjpeg finds it
   kHugeFrameHeader,    // a JPEG whose frame header claims 20000x20000, over the default max_pixels
+  kDeflateInPng,       // kFlippedPngByte with the chunk's CRC made right again: sound structure, zlib finds it
 };
 
 // What the error or skip reason of each damage says.
@@ -50,6 +51,8 @@ inline std::string ReasonOf(Damage d) {
       return "not a decodable image: no JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000 signature (starts with 3C 68 74 6D";
     case Damage::kMarkerInEntropy:
       return "corrupt JPEG data (libjpeg: Corrupt JPEG data: ";
+    case Damage::kDeflateInPng:
+      return "corrupt or unsupported PNG (libpng: ";
     case Damage::kHugeFrameHeader:
       return "JPEG frame header claims 20000x20000 (400000000 pixels), more than max_pixels (268435456): a forged or "
              "damaged header, or raise max_pixels";
@@ -91,6 +94,21 @@ inline std::vector<uint8_t> ApplyDamage(std::vector<uint8_t> b, Damage d) {
       const size_t length =
           (size_t{b[idat]} << 24) | (size_t{b[idat + 1]} << 16) | (size_t{b[idat + 2]} << 8) | b[idat + 3];
       b[idat + 8 + length / 2] ^= 0x5A;
+      return b;
+    }
+    case Damage::kDeflateInPng: {
+      const size_t idat = find('I', 'D', 8) - 4;
+      const size_t length =
+          (size_t{b[idat]} << 24) | (size_t{b[idat + 1]} << 16) | (size_t{b[idat + 2]} << 8) | b[idat + 3];
+      b[idat + 8 + length / 2] ^= 0x5A;
+      // The chunk's CRC-32 (type and data; ISO 3309, as the PNG specification defines it) again.
+      uint32_t crc = 0xFFFFFFFFu;
+      for (size_t i = idat + 4; i < idat + 8 + length; ++i) {
+        crc ^= b[i];
+        for (int bit = 0; bit < 8; ++bit) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+      }
+      crc ^= 0xFFFFFFFFu;
+      for (int k = 0; k < 4; ++k) b[idat + 8 + length + k] = static_cast<uint8_t>(crc >> (24 - 8 * k));
       return b;
     }
     case Damage::kNotAnImage: {

@@ -1,8 +1,9 @@
 // decoders.image / decoders.image_random_crop `on_error` in CPU pipelines over real files with
 // damaged copies among them (on_error_fixture.h): `skip` keeps every batch full with labels
 // aligned and lists exactly the damaged files in the pipeline's counters; `error` stops with the
-// file's name and reader index; a file deleted after Build; what skip cannot promise (damage only
-// a full decode finds, a dataset with no good file, an input not from a reader).
+// file's name and reader index; damage only the decode finds (the iteration is redone with the
+// file replaced); a file deleted after Build; what skip cannot do (a dataset with no good file, an
+// input not from a reader).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -50,41 +51,56 @@ std::string FirstError(Pipeline& p, int iterations) {
 const std::vector<std::pair<int, Damage>> kThreeBad = {
     {5, Damage::kTruncatedJpeg}, {17, Damage::kFlippedJpegMarker}, {29, Damage::kFlippedPngByte}};
 
+// Runs `iterations` batches with skip: each full, every sample a good file with its label and
+// decode (CheckBatch); every good file met in each of at least three epochs; the counters list
+// exactly the damaged files, each under the reader with its damage's reason, once per epoch.
+ExecutorCounters RunSkipAndCheck(const OnErrorDataset& ds, const std::string& decoder, int batch, int iterations) {
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", batch, /*shuffle=*/true));
+  p.Build();
+  std::multiset<std::string> seen;
+  for (int k = 0; k < iterations; ++k) {
+    PipelineOutputs out = p.Outputs();
+    const TensorListCPU& images = out.Cpu(out.Index("images"));
+    CheckBatch(ds, images, images.sources(), out.Cpu(out.Index("labels")), batch, decoder != "decoders.image",
+               /*gpu=*/false, &seen);
+    if (::testing::Test::HasFatalFailure()) {
+      ADD_FAILURE() << "iteration " << k;
+      return {};
+    }
+    out.Release();
+    p.Run();
+  }
+  for (const auto& [name, label] : ds.label) {
+    if (!ds.bad.count(name)) {
+      EXPECT_GE(seen.count(name), 3u) << name << ": every good file, every epoch";
+    }
+  }
+  const ExecutorCounters c = p.counters();
+  std::set<std::string> listed;
+  for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+    EXPECT_EQ(f.node, "reader");
+    EXPECT_EQ(f.file, ds.Path(FileName(f.file)));
+    if (ds.bad.count(FileName(f.file)) != 1) {
+      ADD_FAILURE() << f.file << " was skipped: " << f.reason;
+      continue;
+    }
+    EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
+    EXPECT_GE(f.times, 3) << f.file << ": met once per epoch";
+    listed.insert(FileName(f.file));
+  }
+  EXPECT_EQ(listed, ds.BadNames());
+  EXPECT_EQ(c.skipped_files.size(), ds.bad.size()) << "each file listed once";
+  return c;
+}
+
 TEST(OnError, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
   const OnErrorDataset ds = MakeOnErrorDataset(40, kThreeBad);
   for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
     SCOPED_TRACE(decoder);
-    constexpr int kBatch = 8, kIterations = 14;  // 112 samples: three epochs of 37 good files and one more
-    Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", kBatch, /*shuffle=*/true));
-    p.Build();
-    std::multiset<std::string> seen;
-    for (int k = 0; k < kIterations; ++k) {
-      PipelineOutputs out = p.Outputs();
-      const TensorListCPU& images = out.Cpu(out.Index("images"));
-      ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, images, images.sources(), out.Cpu(out.Index("labels")), kBatch,
-                                         decoder != "decoders.image", /*gpu=*/false, &seen))
-          << "iteration " << k;
-      out.Release();
-      p.Run();
-    }
-    for (const auto& [name, label] : ds.label) {
-      if (!ds.bad.count(name)) {
-        EXPECT_GE(seen.count(name), 3u) << name << ": every good file, every epoch";
-      }
-    }
-    const ExecutorCounters c = p.counters();
-    std::set<std::string> listed;
-    for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
-      EXPECT_EQ(f.node, "reader");
-      EXPECT_EQ(f.file, ds.Path(FileName(f.file)));
-      ASSERT_EQ(ds.bad.count(FileName(f.file)), 1u) << f.file << " was skipped: " << f.reason;
-      EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
-      EXPECT_GE(f.times, 3) << "met once per epoch";
-      listed.insert(FileName(f.file));
-    }
-    EXPECT_EQ(listed, ds.BadNames());
-    EXPECT_EQ(c.skipped_files.size(), 3u) << "each file listed once";
+    // 112 samples: three epochs of 37 good files and one more.
+    const ExecutorCounters c = RunSkipAndCheck(ds, decoder, /*batch=*/8, /*iterations=*/14);
     EXPECT_GE(c.skipped_samples, 9);
+    EXPECT_EQ(c.refilled_iterations, 0) << "the reader's check found all three";
   }
 }
 
@@ -183,16 +199,85 @@ TEST(OnError, UnknownValueIsRejectedWithASuggestion) {
               ::testing::ThrowsMessage<ConfigError>(HasSubstr("expected one of error, skip, got \"skp\"")));
 }
 
-// Damage with a sound structure (fill bytes and a restart marker inside the scan) is found only by
-// the decoder, after the batch is fixed: with skip too, the pipeline stops naming the file.
-TEST(OnError, SkipStillStopsOnDamageOnlyTheDecoderFinds) {
+// Damage with a sound structure (fill bytes and a restart marker inside the scan) passes the
+// reader's check and is found only by the decode, after the batch is fixed: the decoder tells the
+// reader, the executor redoes the iteration, and the reader's Setup replaces the file — batches
+// stay full, labels aligned, the file listed with libjpeg's reason, once per epoch.
+TEST(OnError, SkipReplacesDamageOnlyTheDecodeFinds) {
+  const std::vector<std::pair<int, Damage>> bad = {{5, Damage::kMarkerInEntropy}, {17, Damage::kFlippedJpegMarker},
+                                                   {22, Damage::kMarkerInEntropy}, {24, Damage::kDeflateInPng}};
+  const OnErrorDataset ds = MakeOnErrorDataset(30, bad);
+  for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
+    SCOPED_TRACE(decoder);
+    // 90 samples: three epochs of 26 good files and more.
+    const ExecutorCounters c = RunSkipAndCheck(ds, decoder, /*batch=*/9, /*iterations=*/10);
+    // One redone iteration per file only the decode finds, the first time it is met (later epochs'
+    // Setup skips it from the reader's record).
+    EXPECT_EQ(c.refilled_iterations, 3);
+  }
+}
+
+// A redone iteration is the same on every run with the seed, and a checkpoint taken after one
+// resumes to the same batches (the resumed run rejects the file again when it meets it).
+TEST(OnError, RefilledIterationsAreReproducibleAndResumeExactly) {
+  const OnErrorDataset ds = MakeOnErrorDataset(20, {{3, Damage::kMarkerInEntropy}, {12, Damage::kMarkerInEntropy}});
+  const std::string yaml = Yaml(ds.root, "decoders.image_random_crop", "skip", 6, /*shuffle=*/true);
+  constexpr int kIterations = 9, kResumeAt = 4;
+  std::vector<std::vector<SampleSource>> runs[2];
+  std::vector<std::vector<uint8_t>> pixels[2];
+  std::string checkpoint;
+  for (int run = 0; run < 2; ++run) {
+    Pipeline p = Pipeline::FromYaml(yaml);
+    p.Build();
+    for (int k = 0; k < kIterations; ++k) {
+      if (run == 0 && k == kResumeAt) checkpoint = p.Checkpoint();
+      PipelineOutputs out = p.Outputs();
+      runs[run].push_back(out.Cpu(out.Index("labels")).sources());
+      const TensorListCPU& images = out.Cpu(out.Index("images"));
+      const uint8_t* data = static_cast<const uint8_t*>(images.raw_sample(0));
+      pixels[run].emplace_back(data, data + images.shape(0).num_elements());
+      out.Release();
+      p.Run();
+    }
+    EXPECT_EQ(p.counters().refilled_iterations, 2) << "run " << run;
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_EQ(pixels[0], pixels[1]) << "the same windows drawn in the redone iterations";
+  Pipeline resumed = Pipeline::FromYaml(yaml);
+  resumed.ResumeFrom(checkpoint);
+  resumed.Build();
+  for (int k = kResumeAt; k < kIterations; ++k) {
+    PipelineOutputs out = resumed.Outputs();
+    EXPECT_EQ(out.Cpu(out.Index("labels")).sources(), runs[0][static_cast<size_t>(k)]) << "iteration " << k;
+    out.Release();
+    resumed.Run();
+  }
+}
+
+// Every file passes the reader's check and fails the decode: each redo rejects one more, until the
+// reader has skipped more files than the dataset holds and says so (no endless redoing).
+TEST(OnError, SkipWhenTheDecodeRejectsEveryFileStopsSayingSo) {
+  std::vector<std::pair<int, Damage>> all;
+  for (int i = 0; i < 8; ++i) all.emplace_back(i, i % 5 == 4 ? Damage::kDeflateInPng : Damage::kMarkerInEntropy);
+  const OnErrorDataset ds = MakeOnErrorDataset(8, all);
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 4, false));
+  p.Build();
+  const std::string message = FirstError(p, 1);
+  EXPECT_THAT(message, HasSubstr("op \"readers.file\" (reader): skipped 9 files while filling one batch, more than "
+                                 "the dataset's 8: no file passes the check of op \"decoders.image\" (decode)"));
+  // Seven redone: with one file left unrejected the reader cannot fill a batch of 4 from 8 files.
+  EXPECT_EQ(p.counters().refilled_iterations, 7);
+}
+
+// Without skip the same file stops the pipeline naming it; nothing is redone.
+TEST(OnError, ErrorStopsOnDamageOnlyTheDecodeFinds) {
   const OnErrorDataset ds = MakeOnErrorDataset(10, {{5, Damage::kMarkerInEntropy}});
-  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 10, false));
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "error", 10, false));
   p.Build();
   const std::string message = FirstError(p, 1);
   EXPECT_THAT(message, HasSubstr("(file \"" + ds.Path("f05.jpg") + "\", reader index "));
   EXPECT_THAT(message, HasSubstr(ReasonOf(Damage::kMarkerInEntropy)));
-  EXPECT_TRUE(p.counters().skipped_files.empty());
+  EXPECT_EQ(p.counters().refilled_iterations, 0);
 }
 
 // A file deleted after Build, before the reader reaches it (iteration 3; prefetch 1 read only

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
 #include <set>
 #include <string>
 
@@ -25,7 +26,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Yaml(const std::string& root, const std::string& decoder, const std::string& on_error, int batch,
-                 bool shuffle, bool capture) {
+                 bool shuffle, bool capture, const std::string& more_args = "") {
   return "pipeline: {name: on_error_gpu, batch_size: " + std::to_string(batch) +
          ", device: gpu, num_threads: 4, prefetch_depth: 2, seed: 5, graph_capture: " + (capture ? "true" : "false") +
          "}\nops:\n"
@@ -34,7 +35,7 @@ std::string Yaml(const std::string& root, const std::string& decoder, const std:
          "}, outputs: [jpegs, labels]}\n"
          "  - {op: " +
          decoder + ", name: decode, device: gpu, inputs: [jpegs], args: {output_type: RGB, on_error: " + on_error +
-         "}, outputs: [images]}\n"
+         more_args + "}, outputs: [images]}\n"
          "  - {op: flip, name: flip, device: gpu, inputs: [images], args: {horizontal: 0}, outputs: [same]}\n"
          "  - {op: cast, name: to_float, device: gpu, inputs: [labels], args: {dtype: float32}, outputs: [labels_f]}\n"
          "outputs: [images, same, labels, labels_f]\n";
@@ -48,6 +49,69 @@ TensorListCPU ToHost(const TensorListGPU& gpu) {
   return host;
 }
 
+// Runs `iterations` batches with skip on the GPU: each full, every sample a good file with its label
+// and (decoders.image) within the GPU tolerance of its CPU decode; sources carried through a GPU op
+// (captured too) and onto staged labels; every good file met in each of three epochs; the counters
+// list exactly the damaged files with their reasons, once per epoch.
+ExecutorCounters RunSkipAndCheck(const OnErrorDataset& ds, const std::string& decoder, bool capture, int batch,
+                                 int iterations) {
+  Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", batch, /*shuffle=*/true, capture));
+  p.Build();
+  std::multiset<std::string> seen;
+  for (int k = 0; k < iterations; ++k) {
+    PipelineOutputs out = p.Outputs();
+    const TensorListGPU& images = out.Gpu(out.Index("images"));
+    // flip with horizontal: 0 copies: a GPU op after the decoder carries the sources too, in a
+    // captured segment as well.
+    EXPECT_EQ(out.Gpu(out.Index("same")).sources(), images.sources());
+    // A staged CPU → GPU edge (the labels) carries them onto the device copy.
+    EXPECT_EQ(out.Gpu(out.Index("labels_f")).sources(), out.Cpu(out.Index("labels")).sources());
+    const TensorListCPU host = ToHost(images);
+    CheckBatch(ds, host, images.sources(), out.Cpu(out.Index("labels")), batch, decoder != "decoders.image",
+               /*gpu=*/true, &seen);
+    if (::testing::Test::HasFatalFailure()) {
+      ADD_FAILURE() << "iteration " << k;
+      return {};
+    }
+    if (decoder == "decoders.image") {
+      for (int i = 0; i < batch; ++i) {
+        const std::string name = FileName(images.sources()[static_cast<size_t>(i)].file);
+        const std::vector<uint8_t>& bytes = ds.bytes.at(name);
+        TensorListCPU want;
+        const Pixels ref = DecodeOurs(bytes, ops::OutputColor::kRgb);
+        want.Resize({Shape{ref.height, ref.width, 3}}, DType::kUInt8);
+        std::copy(ref.data.begin(), ref.data.end(), static_cast<uint8_t*>(want.raw_sample(0)));
+        TensorListCPU have;
+        have.Resize({host.shape(i)}, DType::kUInt8);
+        std::copy_n(static_cast<const uint8_t*>(host.raw_sample(i)), host.shape(i).num_elements(),
+                    static_cast<uint8_t*>(have.raw_sample(0)));
+        ExpectDecodedClose(have, want, 0, ToleranceFor(bytes.data(), bytes.size(), /*gray_output=*/false),
+                           "iteration " + std::to_string(k) + " " + name);
+      }
+    }
+    out.Release();
+    p.Run();
+  }
+  for (const auto& [name, label] : ds.label) {
+    if (!ds.bad.count(name)) {
+      EXPECT_GE(seen.count(name), 3u) << name;
+    }
+  }
+  const ExecutorCounters c = p.counters();
+  std::set<std::string> listed;
+  for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+    if (ds.bad.count(FileName(f.file)) != 1) {
+      ADD_FAILURE() << f.file << " was skipped: " << f.reason;
+      continue;
+    }
+    EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
+    EXPECT_GE(f.times, 3) << f.file << ": met once per epoch";
+    listed.insert(FileName(f.file));
+  }
+  EXPECT_EQ(listed, ds.BadNames());
+  return c;
+}
+
 TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
   CONVEYOR_REQUIRE_GPU();
   const OnErrorDataset ds = MakeOnErrorDataset(
@@ -56,56 +120,66 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
   for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
     for (bool capture : {false, true}) {
       SCOPED_TRACE(decoder + (capture ? " captured" : " eager"));
-      constexpr int kBatch = 8, kIterations = 14;  // three epochs of 37 good files and one more
-      Pipeline p = Pipeline::FromYaml(Yaml(ds.root, decoder, "skip", kBatch, /*shuffle=*/true, capture));
-      p.Build();
-      std::multiset<std::string> seen;
-      for (int k = 0; k < kIterations; ++k) {
-        PipelineOutputs out = p.Outputs();
-        const TensorListGPU& images = out.Gpu(out.Index("images"));
-        // flip with horizontal: 0 copies: a GPU op after the decoder carries the sources too,
-        // in a captured segment as well.
-        EXPECT_EQ(out.Gpu(out.Index("same")).sources(), images.sources());
-        // A staged CPU → GPU edge (the labels) carries them onto the device copy.
-        EXPECT_EQ(out.Gpu(out.Index("labels_f")).sources(), out.Cpu(out.Index("labels")).sources());
-        const TensorListCPU host = ToHost(images);
-        ASSERT_NO_FATAL_FAILURE(CheckBatch(ds, host, images.sources(), out.Cpu(out.Index("labels")), kBatch,
-                                           decoder != "decoders.image", /*gpu=*/true, &seen))
-            << "iteration " << k;
-        if (decoder == "decoders.image") {
-          for (int i = 0; i < kBatch; ++i) {
-            const std::string name = FileName(images.sources()[static_cast<size_t>(i)].file);
-            const std::vector<uint8_t>& bytes = ds.bytes.at(name);
-            TensorListCPU want;
-            const Pixels ref = DecodeOurs(bytes, ops::OutputColor::kRgb);
-            want.Resize({Shape{ref.height, ref.width, 3}}, DType::kUInt8);
-            std::copy(ref.data.begin(), ref.data.end(), static_cast<uint8_t*>(want.raw_sample(0)));
-            TensorListCPU have;
-            have.Resize({host.shape(i)}, DType::kUInt8);
-            std::copy_n(static_cast<const uint8_t*>(host.raw_sample(i)), host.shape(i).num_elements(),
-                        static_cast<uint8_t*>(have.raw_sample(0)));
-            ExpectDecodedClose(have, want, 0, ToleranceFor(bytes.data(), bytes.size(), /*gray_output=*/false),
-                               "iteration " + std::to_string(k) + " " + name);
-          }
-        }
-        out.Release();
-        p.Run();
-      }
-      for (const auto& [name, label] : ds.label) {
-        if (!ds.bad.count(name)) {
-          EXPECT_GE(seen.count(name), 3u) << name;
-        }
-      }
-      const ExecutorCounters c = p.counters();
-      std::set<std::string> listed;
-      for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
-        ASSERT_EQ(ds.bad.count(FileName(f.file)), 1u) << f.file << " was skipped: " << f.reason;
-        EXPECT_THAT(f.reason, HasSubstr(ReasonOf(ds.bad.at(FileName(f.file)))));
-        listed.insert(FileName(f.file));
-      }
-      EXPECT_EQ(listed, ds.BadNames());
+      // Three epochs of 37 good files and one more.
+      const ExecutorCounters c = RunSkipAndCheck(ds, decoder, capture, /*batch=*/8, /*iterations=*/14);
       EXPECT_GE(c.skipped_samples, 9);
+      EXPECT_EQ(c.refilled_iterations, 0) << "the reader's check found all three";
     }
+  }
+}
+
+// Damage only the decode finds, on the GPU backend: PNGs whose deflate data is damaged under a right
+// CRC go to the CPU path, whose libpng fails after the batch was fixed — the decoder tells the
+// reader, the executor waits for the GPU and redoes the iteration, and the batch comes out full,
+// every image the decode of the file its sources name (eager and captured).
+TEST(OnErrorGpu, SkipReplacesDamageOnlyTheDecodeFinds) {
+  CONVEYOR_REQUIRE_GPU();
+  const OnErrorDataset ds = MakeOnErrorDataset(
+      30, {{4, Damage::kDeflateInPng}, {14, Damage::kDeflateInPng}, {17, Damage::kFlippedJpegMarker}},
+      "on_error_gpu_refill");
+  for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
+    for (bool capture : {false, true}) {
+      SCOPED_TRACE(decoder + (capture ? " captured" : " eager"));
+      // Three epochs of 27 good files and more.
+      const ExecutorCounters c = RunSkipAndCheck(ds, decoder, capture, /*batch=*/9, /*iterations=*/10);
+      EXPECT_EQ(c.refilled_iterations, 2) << "one per PNG, the first time it is met";
+    }
+  }
+}
+
+// JPEGs with damaged entropy data under a sound structure: the CPU's libjpeg rejects them, nvJPEG
+// may decode them without a word (its engines) or report BAD_JPEG (its CUDA backend: the image
+// then goes to the CPU path, which rejects it). Either way the pipeline never stops: every batch
+// is full, its labels are the folders of the files its sources name, and every file skipped is
+// one of the damaged ones. What each backend did is printed.
+TEST(OnErrorGpu, EntropyDamagedJpegsNeverStopSkip) {
+  CONVEYOR_REQUIRE_GPU();
+  const OnErrorDataset ds = MakeOnErrorDataset(
+      24, {{1, Damage::kMarkerInEntropy}, {6, Damage::kMarkerInEntropy}, {11, Damage::kMarkerInEntropy}},
+      "on_error_gpu_entropy");
+  for (const std::string load : {"0", "0.9"}) {
+    SCOPED_TRACE("hw_decoder_load " + load);
+    constexpr int kBatch = 8;
+    Pipeline p = Pipeline::FromYaml(
+        Yaml(ds.root, "decoders.image", "skip", kBatch, /*shuffle=*/true, false, ", hw_decoder_load: " + load));
+    p.Build();
+    for (int k = 0; k < 9; ++k) {
+      PipelineOutputs out = p.Outputs();
+      const TensorListCPU& labels = out.Cpu(out.Index("labels"));
+      ASSERT_EQ(out.Gpu(out.Index("images")).num_samples(), kBatch);
+      for (int i = 0; i < kBatch; ++i) {
+        const std::string name = FileName(labels.sources()[static_cast<size_t>(i)].file);
+        EXPECT_EQ(static_cast<const int32_t*>(labels.raw_sample(i))[0], ds.label.at(name)) << name;
+      }
+      out.Release();
+      p.Run();
+    }
+    const ExecutorCounters c = p.counters();
+    for (const ExecutorCounters::SkippedFile& f : c.skipped_files) {
+      EXPECT_EQ(ds.bad.count(FileName(f.file)), 1u) << f.file << " was skipped: " << f.reason;
+    }
+    std::cout << "hw_decoder_load " << load << ": " << c.skipped_files.size() << " of 3 entropy-damaged JPEGs "
+              << "skipped, " << c.refilled_iterations << " iterations redone\n";
   }
 }
 
