@@ -5,6 +5,7 @@
 # CPU cores and GPU memory measured from outside (bench/e2e/measure.py). Also the time
 # `conveyor shards` takes to write both and `conveyor index` to index them (MB/s). Carry
 # .gpu_bundle; into $OUT: shards.log, shards.tsv (name, images/s median and min, CPU cores, MiB).
+# Then each reader alone (bench/pipelines/read_*.yaml: no decode), SHARDS_READ_REPS times (default 2).
 #   SHARDS_SET=realistic:4096 (default) or uniform:2048; SHARDS_SIZE=64M (the shard size target);
 #   a short call: SHARDS_REPS=1 SHARDS_WARMUP=5 SHARDS_ITERS=12 SHARDS_REPEATS=3
 set -uo pipefail
@@ -73,4 +74,23 @@ for rep in $(seq 1 "${SHARDS_REPS:-2}"); do
   run "webdataset_http_$rep" train_fused_wds.yaml "$URL"
   run "tfrecord_$rep" train_fused_tfr.yaml "$SH/tfr/*.tfrecord"
 done
+# The readers alone (no decode; CPU pipelines, bytes and labels out): each reader's own ceiling, in
+# images/s and MB/s of encoded data, interleaved SHARDS_READ_REPS times (0: skip).
+mean_kb=$(python3 -c "import sys; print($mb * 1048576 / 1000 / $(find "$DATA/0" -type f ! -name MANIFEST.tsv | wc -l))")
+for rep in $(seq 1 "${SHARDS_READ_REPS:-2}"); do
+  for v in "folder:read_folder.yaml:" "webdataset:read_wds.yaml:$SH/wds/*.tar" "webdataset_http:read_wds.yaml:$URL" \
+           "tfrecord:read_tfr.yaml:$SH/tfr/*.tfrecord"; do
+    IFS=: read -r name pipe shards <<< "$v"
+    [ "$name" = webdataset_http ] && shards=$URL
+    run "read_${name}_$rep" "$pipe" "$shards"
+  done
+done
+python3 - "$OUTDIR/shards.tsv" "$mean_kb" <<'PY'
+import sys
+kb = float(sys.argv[2])
+for line in open(sys.argv[1]):
+    f = line.split("\t")
+    if f[0].startswith("read_"):
+        print(f"{f[0]}: {float(f[1]) * kb / 1000:,.0f} MB/s of encoded images (median), {float(f[2]) * kb / 1000:,.0f} (min)")
+PY
 exec {SERVER[1]}>&-

@@ -38,11 +38,59 @@ uint64_t LoadLittleEndian64(const uint8_t* p) {
 }
 
 #if defined(__x86_64__)
+// The CRC instruction takes 3 cycles and issues one per cycle: three independent streams over
+// three consecutive blocks of kBlock bytes keep it busy (~3x one stream's speed), and the three
+// states are then joined: state(A B) = Shift(state(A), |B|) ^ state_from_zero(B), Shift being
+// linear in the state (a 4 x 256 table for |B| = kBlock, made once from the instruction itself).
+constexpr size_t kBlock = 4096;
+
+__attribute__((target("sse4.2"))) uint32_t ShiftSlow(uint32_t state, size_t zeros) {
+  uint64_t c = state;
+  for (size_t i = 0; i < zeros / 8; ++i) c = _mm_crc32_u64(c, 0);
+  return static_cast<uint32_t>(c);
+}
+
+struct ShiftTable {
+  std::array<std::array<uint32_t, 256>, 4> t{};
+  ShiftTable() {
+    uint32_t bit[32];
+    for (int b = 0; b < 32; ++b) bit[b] = ShiftSlow(1u << b, kBlock);
+    for (int k = 0; k < 4; ++k) {
+      for (uint32_t v = 0; v < 256; ++v) {
+        uint32_t r = 0;
+        for (int b = 0; b < 8; ++b) {
+          if (v & (1u << b)) r ^= bit[8 * k + b];
+        }
+        t[static_cast<size_t>(k)][v] = r;
+      }
+    }
+  }
+  uint32_t Shift(uint32_t s) const {
+    return t[0][s & 0xffu] ^ t[1][(s >> 8) & 0xffu] ^ t[2][(s >> 16) & 0xffu] ^ t[3][s >> 24];
+  }
+};
+
 __attribute__((target("sse4.2"))) uint32_t HardwareImpl(const uint8_t* p, size_t size, uint32_t crc) {
   uint64_t c = ~crc;
   while (size > 0 && (reinterpret_cast<uintptr_t>(p) & 7u) != 0) {
     c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
     --size;
+  }
+  if (size >= 3 * kBlock) {
+    static const ShiftTable shift;
+    for (; size >= 3 * kBlock; size -= 3 * kBlock, p += 3 * kBlock) {
+      uint64_t c1 = 0, c2 = 0;
+      for (size_t i = 0; i < kBlock; i += 8) {
+        uint64_t w0, w1, w2;
+        std::memcpy(&w0, p + i, 8);
+        std::memcpy(&w1, p + kBlock + i, 8);
+        std::memcpy(&w2, p + 2 * kBlock + i, 8);
+        c = _mm_crc32_u64(c, w0);
+        c1 = _mm_crc32_u64(c1, w1);
+        c2 = _mm_crc32_u64(c2, w2);
+      }
+      c = shift.Shift(shift.Shift(static_cast<uint32_t>(c)) ^ static_cast<uint32_t>(c1)) ^ static_cast<uint32_t>(c2);
+    }
   }
   for (; size >= 8; size -= 8, p += 8) {
     uint64_t word;

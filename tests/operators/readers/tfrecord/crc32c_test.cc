@@ -59,10 +59,11 @@ uint32_t Bitwise(const uint8_t* p, size_t n) {
 
 TEST(Crc32c, ImplementationsAgreeOnEveryLengthAndAlignment) {
   std::mt19937 rng(std::random_device{}());
-  std::vector<uint8_t> buffer(4096 + 16);
+  // Up to 40 KB: the hardware path interleaves three streams over 12 KB chunks, then joins them.
+  std::vector<uint8_t> buffer(40960 + 16);
   for (uint8_t& b : buffer) b = static_cast<uint8_t>(rng());
   for (size_t align = 0; align < 8; ++align) {
-    for (size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 1000, 4096}) {
+    for (size_t n : {0, 1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 255, 1000, 4096, 12287, 12288, 12289, 24583, 40960}) {
       const uint8_t* p = buffer.data() + align;
       const uint32_t want = Bitwise(p, n);
       EXPECT_EQ(Crc32cPortable(p, n), want) << n << " bytes at +" << align;
@@ -74,10 +75,10 @@ TEST(Crc32c, ImplementationsAgreeOnEveryLengthAndAlignment) {
 
 TEST(Crc32c, ContinuesFromAnEarlierCrc) {
   std::mt19937 rng(std::random_device{}());
-  std::vector<uint8_t> data(777);
+  std::vector<uint8_t> data(30000);
   for (uint8_t& b : data) b = static_cast<uint8_t>(rng());
   const uint32_t whole = Crc32c(data.data(), data.size());
-  for (size_t cut : {0, 1, 100, 776, 777}) {
+  for (size_t cut : {0, 1, 100, 776, 777, 12289, 29999, 30000}) {
     EXPECT_EQ(Crc32c(data.data() + cut, data.size() - cut, Crc32c(data.data(), cut)), whole) << cut;
     EXPECT_EQ(Crc32cPortable(data.data() + cut, data.size() - cut, Crc32cPortable(data.data(), cut)), whole);
   }
