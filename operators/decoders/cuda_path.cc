@@ -37,6 +37,7 @@ void CudaPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions& options, 
   options_ = options;
   const NvjpegApi& a = lib.api();
   alloc_ = std::make_unique<NvjpegAllocators>(true);
+  alloc_->set_pinned_high_water_cap(static_cast<size_t>(options.cuda_pinned_high_water_mb) << 20);
   if (flags == 0 ||
       a.nvjpegCreateExV2(NVJPEG_BACKEND_DEFAULT, alloc_->device(), alloc_->pinned(), flags, &handle_) !=
           NVJPEG_STATUS_SUCCESS) {

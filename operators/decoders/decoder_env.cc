@@ -51,6 +51,7 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
          "NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them", o.engines_memory_pools);
   WholeNumber("CONVEYOR_JPEG_CUDA_PINNED", 2, 16, o.cuda_pinned_buffers);
   WholeNumber("CONVEYOR_JPEG_CUDA_STATES", 1, 16, o.cuda_states);
+  WholeNumber("CONVEYOR_JPEG_PINNED_HIGH_WATER_MB", 0, 4096, o.cuda_pinned_high_water_mb);
   WholeNumber("CONVEYOR_JPEG_TRACE", 0, 1000, o.trace_calls);
   WholeNumber("CONVEYOR_JPEG_TRACE_FROM", 0, 1000000, o.trace_from);
   if (const char* v = std::getenv("CONVEYOR_JPEG_PROGRESSIVE")) {

@@ -91,6 +91,9 @@ struct GpuDecoderOptions {
   // without the pipeline the realistic set ran 4.7% faster, its worst block 12% faster, in 1.3 GB less.
   bool engines_pipeline = false;
   int cuda_pinned_buffers = 2;  // per CUDA-backend worker, decoder kind and state, 2-16
+  // Measuring switch: the CUDA backend's pinned requests rounded up to the largest so far, capped
+  // at this many MiB (0: off; NvjpegAllocators::set_pinned_high_water_cap).
+  int cuda_pinned_high_water_mb = 0;
   // nvJPEG states (each with its own device buffer and pinned buffers) per CUDA-backend worker and
   // decoder kind, taking turns image by image, 1-16: the host phase of the next image never waits
   // for the device work of the images before it on that worker while a state is free.

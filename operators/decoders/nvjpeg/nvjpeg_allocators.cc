@@ -94,9 +94,19 @@ int NvjpegAllocators::DevFree(void* ctx, void* ptr, size_t size, cudaStream_t st
 int NvjpegAllocators::PinnedMalloc(void* ctx, void** ptr, size_t size, cudaStream_t stream) {
   const Tallied tallied(false);
   NvjpegAllocators& a = Self(ctx);
-  const size_t n = std::max<size_t>(size, 1);
+  size_t n = std::max<size_t>(size, 1);
+  if (a.pin_cap_ > 0) {
+    size_t high = a.pin_high_.load(std::memory_order_relaxed);
+    while (n > high && !a.pin_high_.compare_exchange_weak(high, n, std::memory_order_relaxed)) {
+    }
+    n = std::max(n, std::min(high, a.pin_cap_));
+  }
   try {
     *ptr = DefaultResource(MemoryKind::kPinned).Allocate(n, kAlignment, ViewOf(stream));
+    if (n != std::max<size_t>(size, 1)) {
+      std::lock_guard<std::mutex> lock(a.pin_mu_);
+      a.pin_rounded_[*ptr] = n;
+    }
   } catch (...) {
     return 1;
   }
@@ -108,7 +118,15 @@ int NvjpegAllocators::PinnedMalloc(void* ctx, void** ptr, size_t size, cudaStrea
 int NvjpegAllocators::PinnedFree(void* ctx, void* ptr, size_t size, cudaStream_t stream) {
   const Tallied tallied(false);
   NvjpegAllocators& a = Self(ctx);
-  const size_t n = std::max<size_t>(size, 1);
+  size_t n = std::max<size_t>(size, 1);
+  if (a.pin_cap_ > 0) {
+    std::lock_guard<std::mutex> lock(a.pin_mu_);
+    const auto it = a.pin_rounded_.find(ptr);
+    if (it != a.pin_rounded_.end()) {
+      n = it->second;
+      a.pin_rounded_.erase(it);
+    }
+  }
   DefaultResource(MemoryKind::kPinned).Deallocate(ptr, n, kAlignment, ViewOf(stream));
   a.pin_allocs_.fetch_sub(1, std::memory_order_relaxed);
   a.pin_bytes_.fetch_sub(static_cast<int64_t>(n), std::memory_order_relaxed);

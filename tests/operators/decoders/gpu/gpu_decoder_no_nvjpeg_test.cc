@@ -78,6 +78,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
   };
   const std::vector<Switch> switches = {
       {"CONVEYOR_JPEG_CUDA_PINNED", "expected a whole number from 2 to 16", {"1", "17", "", "two", "4x", "-3"}},
+      {"CONVEYOR_JPEG_PINNED_HIGH_WATER_MB", "expected a whole number from 0 to 4096", {"-1", "4097", "", "8M"}},
       {"CONVEYOR_JPEG_TRACE", "expected a whole number from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
@@ -110,6 +111,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_HW_LOAD", "0.75", 1);
   setenv("CONVEYOR_JPEG_CUDA_PINNED", "4", 1);
   setenv("CONVEYOR_JPEG_CUDA_STATES", "6", 1);
+  setenv("CONVEYOR_JPEG_PINNED_HIGH_WATER_MB", "64", 1);
   setenv("CONVEYOR_JPEG_TRACE_FROM", "90", 1);
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
@@ -118,7 +120,8 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_EQ(options.large_pixels, 1'500'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
                            "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED", "CONVEYOR_JPEG_CUDA_STATES",
-                           "CONVEYOR_JPEG_TRACE_FROM", "CONVEYOR_JPEG_HYBRID_KPIXELS"}) {
+                           "CONVEYOR_JPEG_PINNED_HIGH_WATER_MB", "CONVEYOR_JPEG_TRACE_FROM",
+                           "CONVEYOR_JPEG_HYBRID_KPIXELS"}) {
     unsetenv(name);
   }
   EXPECT_FALSE(options.engines);
@@ -127,6 +130,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_DOUBLE_EQ(options.hw_load, 0.75);
   EXPECT_EQ(options.cuda_pinned_buffers, 4);
   EXPECT_EQ(options.cuda_states, 6);
+  EXPECT_EQ(options.cuda_pinned_high_water_mb, 64);
   EXPECT_EQ(options.trace_from, 90);
   EXPECT_EQ(options.hybrid_huffman_threshold, 2'500'000);
   EXPECT_EQ(options.engine_threads, 3);

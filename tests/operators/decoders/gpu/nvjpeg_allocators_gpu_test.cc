@@ -85,6 +85,35 @@ TEST(NvjpegAllocators, PinnedMemoryFromOurPoolCounted) {
   EXPECT_EQ(a.memory().pinned_bytes, 0);
 }
 
+// With a pinned high water, a request is rounded up to the largest so far (within the cap) and
+// freed at the rounded size although nvJPEG passes its own size to the free.
+TEST(NvjpegAllocators, PinnedHighWaterRoundsUpToTheLargestSoFar) {
+  CONVEYOR_REQUIRE_GPU();
+  const int64_t pool_before = MemoryStats::Get(MemoryKind::kPinned).current_bytes;
+  {
+    NvjpegAllocators a(true);
+    a.set_pinned_high_water_cap(size_t{2} << 20);
+    nvjpegPinnedAllocatorV2_t* pin = a.pinned();
+    void *big = nullptr, *small = nullptr, *huge = nullptr;
+    ASSERT_EQ(pin->pinned_malloc(pin->pinned_ctx, &big, size_t{1} << 20, nullptr), 0);
+    ASSERT_EQ(pin->pinned_malloc(pin->pinned_ctx, &small, 4096, nullptr), 0);
+    EXPECT_EQ(a.memory().pinned_bytes, int64_t{2} << 20) << "4096 bytes rounded up to the 1 MiB seen before";
+    std::memset(small, 0x5A, size_t{1} << 20);  // all of it ours
+    ASSERT_EQ(pin->pinned_malloc(pin->pinned_ctx, &huge, size_t{3} << 20, nullptr), 0);
+    void* after = nullptr;
+    ASSERT_EQ(pin->pinned_malloc(pin->pinned_ctx, &after, 100, nullptr), 0);
+    EXPECT_EQ(a.memory().pinned_bytes, (int64_t{1} << 20) * 2 + (int64_t{3} << 20) + (int64_t{2} << 20))
+        << "after a 3 MiB request, 100 bytes take the 2 MiB cap";
+    for (auto [p, size] : {std::pair{big, size_t{1} << 20}, std::pair{small, size_t{4096}},
+                           std::pair{huge, size_t{3} << 20}, std::pair{after, size_t{100}}}) {
+      ASSERT_EQ(pin->pinned_free(pin->pinned_ctx, p, size, nullptr), 0);
+    }
+    EXPECT_EQ(a.memory().pinned_allocations, 0);
+    EXPECT_EQ(a.memory().pinned_bytes, 0);
+  }
+  EXPECT_EQ(MemoryStats::Get(MemoryKind::kPinned).current_bytes, pool_before) << "every block back at its size";
+}
+
 // The pool cannot serve an impossible size: the callback says so (non-zero), it does not throw
 // into nvJPEG, and nothing is counted.
 TEST(NvjpegAllocators, FailedAllocationReturnsNonZeroAndCountsNothing) {
