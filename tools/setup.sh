@@ -16,6 +16,7 @@ PACKAGES=(
   protobuf-compiler libprotobuf-dev                  # readers.tfrecord: tf.train.Example
   python3-protobuf                                   #   its tests encode Examples with protobuf's Python runtime
   libcurl4-openssl-dev                               # shards and files over HTTP(S)
+  nlohmann-json3-dev                                 # readers.coco: COCO JSON (header-only)
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )
 missing=()

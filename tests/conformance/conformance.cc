@@ -23,6 +23,7 @@ TensorListCPU RandomInput(const std::vector<Shape>& shapes, DType dtype, const L
   list.Resize(shapes, dtype);
   for (int s = 0; s < list.num_samples(); ++s) {
     const size_t n = static_cast<size_t>(shapes[static_cast<size_t>(s)].num_elements());
+    if (n == 0) continue;  // an empty sample: nothing to draw (memcpy from an empty vector's null data())
     void* dst = list.raw_sample(s);
     switch (dtype) {
       case DType::kFloat32: {
