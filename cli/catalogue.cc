@@ -22,6 +22,11 @@ std::string PerEntry(const OpSchema& schema, const std::string& quote) {
   return list.empty() ? "" : " (one per entry of " + quote + list + quote + ")";
 }
 
+// " (with polygon_masks: true)" after an optional output; `quote` wraps the argument.
+std::string EnabledBy(const OutputSchema& out, const std::string& quote) {
+  return out.optional() ? " (with " + quote + out.enabled_by + ": true" + quote + ")" : "";
+}
+
 std::string Devices(const OpSchema& schema) {
   std::vector<std::string> names;
   for (Device d : schema.backends()) names.emplace_back(DeviceName(d));
@@ -106,7 +111,8 @@ std::string CataloguePage(const OpRegistry::Entry& entry) {
   }
   s << "  outputs:" << (schema.outputs().empty() ? " none" : "") << "\n";
   for (const OutputSchema& out : schema.outputs()) {
-    s << "    " << out.name << PerEntry(schema, "") << (out.doc.empty() ? "" : ": " + out.doc) << "\n";
+    s << "    " << out.name << PerEntry(schema, "") << EnabledBy(out, "") << (out.doc.empty() ? "" : ": " + out.doc)
+      << "\n";
   }
   s << "  arguments:" << (schema.args().empty() ? " none" : "") << "\n";
   for (const ArgSchema& a : schema.args()) {
@@ -155,7 +161,8 @@ std::string CatalogueMarkdown(const OpRegistry& registry, const std::vector<std:
     if (!schema.outputs().empty()) {
       s << "| output | doc |\n| --- | --- |\n";
       for (const OutputSchema& out : schema.outputs()) {
-        s << "| `" << out.name << "`" << PerEntry(schema, "`") << " | " << Cell(out.doc) << " |\n";
+        s << "| `" << out.name << "`" << PerEntry(schema, "`") << EnabledBy(out, "`") << " | " << Cell(out.doc)
+          << " |\n";
       }
       s << "\n";
     }

@@ -175,6 +175,20 @@ CONVEYOR_API conveyor_status_t conveyor_outputs_is_uniform(conveyor_outputs_t ou
  * are CPU (or pinned) tensors. The handle holds the slot (see the lifetime rules above). */
 CONVEYOR_API conveyor_status_t conveyor_outputs_get(conveyor_outputs_t outputs, int32_t index, int32_t sample,
                                                     conveyor_tensor_t* out);
+/* Output `index` as one padded batch, for outputs whose samples differ in shape (boxes [N, 4] with
+ * N per sample, N = 0 allowed; uniform outputs work too): *data receives a new contiguous tensor of
+ * shape [num_samples, e1, e2, ...], each e the largest extent of that dimension over the samples,
+ * holding sample i at [i, 0:its shape] and `pad_value` (converted to the dtype: integers must fit
+ * it exactly when truncated toward zero) everywhere else; *lengths an int64 host tensor
+ * [num_samples] of each sample's first extent (1 for 0-d samples); *shapes (may be NULL) an int64
+ * host tensor [num_samples, ndim] of the samples' shapes. Host outputs are padded on the host (a GPU
+ * node's pinned output is waited for first); GPU outputs into device memory on `stream` (required
+ * then; an interop stream code), after the iteration's work, with the data's ready event recorded
+ * there. The copies are new memory: they do not hold the slot. An empty batch gives data [0] and
+ * lengths [0]. CONVEYOR_ERROR_INVALID_ARGUMENT when samples differ in rank or have 8 dimensions. */
+CONVEYOR_API conveyor_status_t conveyor_outputs_get_padded(conveyor_outputs_t outputs, int32_t index, double pad_value,
+                                                           int64_t stream, conveyor_tensor_t* data,
+                                                           conveyor_tensor_t* lengths, conveyor_tensor_t* shapes);
 /* Orders `stream` after the iteration's GPU work (an event wait, no host blocking), and the slot's
  * reuse after the work queued on `stream`; -1 blocks the host until the outputs are ready. */
 CONVEYOR_API conveyor_status_t conveyor_outputs_wait(conveyor_outputs_t outputs, int64_t stream);

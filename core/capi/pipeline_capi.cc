@@ -18,6 +18,7 @@
 
 #include "core/capi/capi_internal.h"
 #include "core/capi/conveyor.h"
+#include "core/capi/padded_outputs.h"
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
 #include "core/cuda/stream.h"
@@ -595,6 +596,37 @@ conveyor_status_t conveyor_outputs_get(conveyor_outputs_t outputs, int32_t index
       lease->outputs.WaitOn(stream);
     };
     *out = handle.release();
+  });
+}
+
+conveyor_status_t conveyor_outputs_get_padded(conveyor_outputs_t outputs, int32_t index, double pad_value,
+                                              int64_t stream, conveyor_tensor_t* data, conveyor_tensor_t* lengths,
+                                              conveyor_tensor_t* shapes) {
+  return Guard(__func__, [&] {
+    const std::shared_ptr<OutputsLease>& lease = Require(outputs, "outputs")->lease;
+    Require(data, "data");
+    Require(lengths, "lengths");
+    const PipelineOutputs& o = lease->outputs;
+    const std::string& name = o.names()[static_cast<size_t>(CheckIndex(o, index))];
+    PaddedBatch padded = [&] {
+      try {
+        if (!o.IsGpu(index)) return PadList(o.Cpu(index), pad_value);
+        const std::optional<StreamView> s = cuda::DecodeInteropStream(stream);
+        if (!s) throw InvalidArgument("stream: expected a stream for a GPU output, got -1 (none)");
+        PaddedBatch p = PadList(o.Gpu(index), pad_value, *s);
+        std::lock_guard<std::mutex> lock(lease->mu);
+        lease->outputs.WaitOn(*s);  // the slot is rewritten only after the copy has read it
+        return p;
+      } catch (const InvalidArgument& e) {
+        throw InvalidArgument("output \"" + name + "\": " + e.what());
+      }
+    }();
+    std::unique_ptr<conveyor_tensor_s> d(NewHandle(std::move(padded.data)));
+    std::unique_ptr<conveyor_tensor_s> l(NewHandle(std::move(padded.lengths)));
+    std::unique_ptr<conveyor_tensor_s> sh(shapes != nullptr ? NewHandle(std::move(padded.shapes)) : nullptr);
+    *data = d.release();
+    *lengths = l.release();
+    if (shapes != nullptr) *shapes = sh.release();
   });
 }
 

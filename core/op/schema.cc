@@ -98,6 +98,18 @@ OpSchema& OpSchema::Output(std::string name, std::string doc) {
   return *this;
 }
 
+OpSchema& OpSchema::OptionalOutput(std::string name, std::string enabled_by, std::string doc) {
+  outputs_.push_back({std::move(name), std::move(doc), std::move(enabled_by)});
+  return *this;
+}
+
+bool OpSchema::has_optional_outputs() const {
+  for (const OutputSchema& out : outputs_) {
+    if (out.optional()) return true;
+  }
+  return false;
+}
+
 OpSchema& OpSchema::OutputPerEntryOf(std::string list_arg) {
   output_per_entry_of_ = std::move(list_arg);
   return *this;
@@ -197,12 +209,20 @@ void OpSchema::Validate() const {
     if (!seen.insert(kind + ":" + n).second) throw InvalidArgument(where + kind + " \"" + n + "\" declared twice");
   };
   for (const InputSchema& in : inputs_) check_name("input", in.name);
-  for (const OutputSchema& out : outputs_) check_name("output", out.name);
+  for (const OutputSchema& out : outputs_) {
+    check_name("output", out.name);
+    if (!out.optional()) continue;
+    const ArgSchema* flag = FindArg(out.enabled_by);
+    if (flag == nullptr || flag->type != ArgType::kBool || flag->per_sample == PerSample::kAllowed) {
+      throw InvalidArgument(where + "OptionalOutput(\"" + out.name + "\", \"" + out.enabled_by +
+                            "\") needs a bool argument of that name that is not fed per sample");
+    }
+  }
   if (!output_per_entry_of_.empty()) {
     const ArgSchema* list = FindArg(output_per_entry_of_);
-    if (list == nullptr || !IsList(list->type) || outputs_.size() != 1) {
+    if (list == nullptr || !IsList(list->type) || outputs_.size() != 1 || outputs_[0].optional()) {
       throw InvalidArgument(where + "OutputPerEntryOf(\"" + output_per_entry_of_ +
-                            "\") needs a list argument of that name and exactly one declared output");
+                            "\") needs a list argument of that name and exactly one declared output (not an optional one)");
     }
   }
   for (const ArgSchema& a : args_) {
@@ -247,7 +267,10 @@ std::string OpSchema::Describe() const {
     if (!in.doc.empty()) s << " — " << in.doc;
     s << "\n";
   }
-  for (const OutputSchema& out : outputs_) s << "  output " << out.name << (out.doc.empty() ? "" : " — " + out.doc) << "\n";
+  for (const OutputSchema& out : outputs_) {
+    s << "  output " << out.name << (out.optional() ? " (with " + out.enabled_by + ": true)" : "")
+      << (out.doc.empty() ? "" : " — " + out.doc) << "\n";
+  }
   if (!output_per_entry_of_.empty()) s << "  (one output per entry of " << output_per_entry_of_ << ")\n";
   for (const ArgSchema& a : args_) {
     s << "  arg " << a.name << ": " << ArgTypeName(a.type);

@@ -45,6 +45,10 @@ struct InputSchema {
 struct OutputSchema {
   std::string name;
   std::string doc;
+  // "" for an output that is always there; else the bool argument that must be true for the node
+  // to have it (OptionalOutput).
+  std::string enabled_by;
+  bool optional() const { return !enabled_by.empty(); }
 };
 
 struct ArgSchema {
@@ -74,6 +78,11 @@ class OpSchema {
   OpSchema& Input(std::string name, std::vector<Layout> layouts = {}, std::vector<DType> dtypes = {},
                   Placement placement = Placement::kOpDevice, std::string doc = "");
   OpSchema& Output(std::string name, std::string doc = "");
+  // An output the node has only when bool argument `enabled_by` is true (DALI's readers.coco:
+  // `polygons` with polygon_masks). Outputs keep their declared order, the disabled ones left out:
+  // a spec names the fixed outputs and the enabled optional ones, and an operator finds an
+  // output's slot with OpSpec::OutputSlot. Validate() checks the argument is a plain bool.
+  OpSchema& OptionalOutput(std::string name, std::string enabled_by, std::string doc = "");
   // The one declared output repeats once per entry of list argument `list_arg` (a reader's
   // `features` or `ext`): a spec names as many outputs as that list (set or default) has entries,
   // and the operator fills them in the list's order. Validate() checks the argument is a list.
@@ -106,7 +115,9 @@ class OpSchema {
   const std::string& name() const { return name_; }
   const std::string& doc() const { return doc_; }
   const std::vector<InputSchema>& inputs() const { return inputs_; }
+  // Every declared output, optional ones included, in declaration order.
   const std::vector<OutputSchema>& outputs() const { return outputs_; }
+  bool has_optional_outputs() const;
   // "" for a fixed output list; else the list argument whose entries each give one output.
   const std::string& output_per_entry_of() const { return output_per_entry_of_; }
   const std::vector<ArgSchema>& args() const { return args_; }

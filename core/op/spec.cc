@@ -1,5 +1,6 @@
 #include "core/op/spec.h"
 
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 
@@ -35,6 +36,12 @@ size_t ListSize(const ArgValue& value) {
         }
       },
       value.variant());
+}
+
+std::string Names(const std::vector<const OutputSchema*>& outputs) {
+  std::vector<std::string> names;
+  for (const OutputSchema* out : outputs) names.push_back(out->name);
+  return names.empty() ? "" : " (" + Join(names, ", ") + ")";
 }
 
 std::string BackendList(const OpSchema& schema) {
@@ -88,6 +95,53 @@ SourceLocation OpSpec::Location(const std::string& field) const {
   return {};
 }
 
+std::vector<const OutputSchema*> OpSpec::EnabledOutputs() const {
+  std::vector<const OutputSchema*> enabled;
+  for (const OutputSchema& out : schema().outputs()) {
+    if (!out.optional() || ArgOrDefault(out.enabled_by).As<bool>()) enabled.push_back(&out);
+  }
+  return enabled;
+}
+
+int OpSpec::OutputSlot(std::string_view name) const {
+  int slot = 0;
+  for (const OutputSchema& out : schema().outputs()) {
+    const bool enabled = !out.optional() || ArgOrDefault(out.enabled_by).As<bool>();
+    if (out.name == name) return enabled ? slot : -1;
+    if (enabled) ++slot;
+  }
+  std::vector<std::string> names;
+  for (const OutputSchema& out : schema().outputs()) names.push_back(out.name);
+  throw InvalidArgument(Describe() + ": the schema has no output \"" + std::string(name) + "\"" +
+                        DidYouMean(std::string(name), names));
+}
+
+namespace {
+
+// Why the node has the outputs it has: "optional outputs follow their arguments: polygons and
+// vertices need polygon_masks: true (it is false), ...".
+std::string OptionalOutputsWhy(const OpSpec& spec) {
+  std::vector<std::string> flags;  // in the order the outputs declare them
+  for (const OutputSchema& out : spec.schema().outputs()) {
+    if (out.optional() && std::find(flags.begin(), flags.end(), out.enabled_by) == flags.end()) {
+      flags.push_back(out.enabled_by);
+    }
+  }
+  std::vector<std::string> parts;
+  for (const std::string& flag : flags) {
+    std::vector<std::string> names;
+    for (const OutputSchema& out : spec.schema().outputs()) {
+      if (out.enabled_by == flag) names.push_back(out.name);
+    }
+    const bool on = spec.ArgOrDefault(flag).As<bool>();
+    parts.push_back(Join(names, " and ") + (names.size() == 1 ? " needs " : " need ") + flag + ": true (it is " +
+                    (on ? "true" : "false") + (spec.HasArg(flag) ? "" : ", the default") + ")");
+  }
+  return "optional outputs follow their arguments: " + Join(parts, "; ");
+}
+
+}  // namespace
+
 std::string OpSpec::Describe() const { return "op \"" + op_ + "\" (" + name_ + ")"; }
 
 void OpSpec::Validate() const {
@@ -105,7 +159,8 @@ void OpSpec::Validate() const {
                     "expected " + Plural(s.inputs().size(), "input") + NameList(s.inputs()) + ", got " +
                         std::to_string(inputs_.size()));
   }
-  if (s.output_per_entry_of().empty() && outputs_.size() != s.outputs().size()) {
+  const bool fixed_outputs = s.output_per_entry_of().empty() && !s.has_optional_outputs();
+  if (fixed_outputs && outputs_.size() != s.outputs().size()) {
     throw SpecError(*this, "outputs",
                     "expected " + Plural(s.outputs().size(), "output") + NameList(s.outputs()) + ", got " +
                         std::to_string(outputs_.size()));
@@ -151,6 +206,15 @@ void OpSpec::Validate() const {
   for (const ArgSchema& arg : s.args()) {
     if (arg.required() && args_.count(arg.name) == 0 && arg_inputs_.count(arg.name) == 0) {
       throw SpecError(*this, "args", "missing required argument \"" + arg.name + "\" (" + ArgTypeName(arg.type) + ")");
+    }
+  }
+  if (s.has_optional_outputs()) {
+    // Last: the enabling arguments are known to be set bools by now.
+    const std::vector<const OutputSchema*> enabled = EnabledOutputs();
+    if (outputs_.size() != enabled.size()) {
+      throw SpecError(*this, "outputs",
+                      "expected " + Plural(enabled.size(), "output") + Names(enabled) + ", got " +
+                          std::to_string(outputs_.size()) + "; " + OptionalOutputsWhy(*this));
     }
   }
 }

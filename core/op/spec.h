@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -74,11 +75,18 @@ class OpSpec {
   void SetLocation(const std::string& field, SourceLocation location) { locations_[field] = std::move(location); }
   SourceLocation Location(const std::string& field) const;
 
+  // The schema outputs this node has, in slot order: the fixed ones and the optional ones whose
+  // enabling argument is true. (For OutputPerEntryOf, the one declared output.)
+  std::vector<const OutputSchema*> EnabledOutputs() const;
+  // The slot (index into outputs(), Workspace::Output) of schema output `name`, or -1 when it is
+  // an optional output that is disabled. Throws InvalidArgument for a name the schema lacks.
+  int OutputSlot(std::string_view name) const;
+
   // `op "flip" (flip)`: how messages name a node.
   std::string Describe() const;
 
   // Checks the spec against its schema: the op exists, the device is supported, as many inputs
-  // and outputs as the schema declares, every argument known, typed and in range, required ones
+  // and outputs as the schema declares (the fixed outputs and the enabled optional ones), every argument known, typed and in range, required ones
   // set, argument inputs only where PerSample::kAllowed. Throws SpecError.
   void Validate() const;
 

@@ -148,6 +148,8 @@ _SIGNATURES = {
     "conveyor_outputs_num_samples": (_STATUS, [_P, _I32, ctypes.POINTER(_I32)]),
     "conveyor_outputs_is_uniform": (_STATUS, [_P, _I32, ctypes.POINTER(_I32)]),
     "conveyor_outputs_get": (_STATUS, [_P, _I32, _I32, ctypes.POINTER(_P)]),
+    "conveyor_outputs_get_padded": (_STATUS, [_P, _I32, ctypes.c_double, _I64, ctypes.POINTER(_P), ctypes.POINTER(_P),
+                                              ctypes.POINTER(_P)]),
     "conveyor_outputs_wait": (_STATUS, [_P, _I64]),
     "conveyor_outputs_release": (None, [_P]),
     "conveyor_pipeline_next": (_STATUS, [_P, _I32, ctypes.POINTER(_P), ctypes.POINTER(TensorInfo),

@@ -14,8 +14,10 @@ import ctypes
 import os
 
 from . import _lib
+from . import _ragged
 from ._lib import check, lib
-from ._tensor import Tensor, as_tensor
+from ._ragged import Padded  # noqa: F401 (conveyor.Padded)
+from ._tensor import Tensor, as_tensor, default_stream
 
 ConfigError = _lib.ConfigError
 PluginError = _lib.PluginError
@@ -174,31 +176,60 @@ class Pipeline:
             tensor = as_tensor(data, stream)
             check(lib.conveyor_pipeline_feed_batch(self._handle(), encoded, tensor._ptr))
 
-    def outputs(self, samples=False):
+    def outputs(self, samples=False, ragged="list", pad_value=0):
         """The next iteration's outputs as a dict name -> conveyor.Tensor of the whole batch (shape
-        [batch, ...]) when its samples share one shape, else name -> list of per-sample tensors
-        (always lists with samples=True). Blocks until the iteration is computed."""
+        [batch, ...]) when its samples share one shape, else as `ragged` says for that output
+        (docs/python.md, "Outputs of varying shape"): "list" (default) a list of per-sample tensors,
+        "pad" a conveyor.Padded(data, lengths) with `pad_value` where a sample is smaller (padded
+        even when this batch happens to be uniform); a dict {name: mode} or a sequence in output order
+        sets it per output. samples=True: lists for every output not padded. Blocks until the
+        iteration is computed."""
         handle = ctypes.c_void_p()
         check(lib.conveyor_pipeline_outputs(self._handle(), ctypes.byref(handle)))
         try:
             count = ctypes.c_int32()
             check(lib.conveyor_outputs_count(handle, ctypes.byref(count)))
-            result = {}
+            names = []
             for i in range(count.value):
                 name = ctypes.c_char_p()
                 check(lib.conveyor_outputs_name(handle, i, ctypes.byref(name)))
+                names.append(name.value.decode())
+            modes = _ragged.modes(ragged, names)
+            pads = _ragged.pad_values(pad_value, names)
+            result = {}
+            for i, name in enumerate(names):
+                if modes[i] == "pad":
+                    result[name] = self._padded(handle, i, pads[i])
+                    continue
                 uniform = ctypes.c_int32()
                 check(lib.conveyor_outputs_is_uniform(handle, i, ctypes.byref(uniform)))
                 if uniform.value and not samples:
-                    result[name.value.decode()] = self._get(handle, i, -1)
+                    result[name] = self._get(handle, i, -1)
                 else:
-                    n = ctypes.c_int32()
-                    check(lib.conveyor_outputs_num_samples(handle, i, ctypes.byref(n)))
-                    result[name.value.decode()] = [self._get(handle, i, s) for s in range(n.value)]
+                    result[name] = self._samples(handle, i)
             return result
         finally:
             # The tensors hold the slot from here on; the handle is not needed any more.
             lib.conveyor_outputs_release(handle)
+
+    def _samples(self, handle, index):
+        n = ctypes.c_int32()
+        check(lib.conveyor_outputs_num_samples(handle, index, ctypes.byref(n)))
+        return [self._get(handle, index, s) for s in range(n.value)]
+
+    def _padded(self, handle, index, pad_value):
+        # GPU outputs are padded on Conveyor's stream of their device; consumers wait on it (DLPack).
+        stream = -1
+        n = ctypes.c_int32()
+        check(lib.conveyor_outputs_num_samples(handle, index, ctypes.byref(n)))
+        if n.value > 0:
+            device_type, device_id = self._get(handle, index, 0).device
+            if device_type == _lib.DEVICE_CUDA:
+                stream = default_stream(device_id).handle
+        data, lengths, shapes = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+        check(lib.conveyor_outputs_get_padded(handle, index, pad_value, stream, ctypes.byref(data),
+                                              ctypes.byref(lengths), ctypes.byref(shapes)))
+        return Padded(Tensor(data), Tensor(lengths), Tensor(shapes))
 
     @staticmethod
     def _get(handle, index, sample):
@@ -217,16 +248,33 @@ class Pipeline:
         return self
 
     def __next__(self):
+        return self.next_batch()
+
+    def next_batch(self, ragged="list", pad_value=0):
+        """One iteration as iteration yields it (outputs(), then run()), with outputs(ragged=,
+        pad_value=)'s options (None counts as "list" here); the torch Loader calls it."""
+        chosen = list(ragged.values()) if isinstance(ragged, dict) else ragged
+        if "pad" not in (chosen if isinstance(chosen, (list, tuple)) else [chosen]):  # lists (or None: the Loader's refusal) need no padding
+            return self._next_fast()
+        batch = self.outputs(ragged=ragged, pad_value=pad_value)
+        self.run()
+        if getattr(self, "_names", None) is None:
+            self._set_names(batch)
+        return batch
+
+    def _set_names(self, batch):
+        self._names = list(batch)
+        n = len(self._names)
+        self._next_args = ((ctypes.c_void_p * n)(), (_lib.TensorInfo * n)(), ctypes.c_int32(), ctypes.c_void_p())
+
+    def _next_fast(self):
         # One C call per batch (conveyor_pipeline_next: outputs, the batch tensors and their info,
         # run); the output names come from the first batch, which takes the general path.
         names = getattr(self, "_names", None)
         if names is None:
             batch = self.outputs()
             self.run()
-            self._names = list(batch)
-            n = len(self._names)
-            self._next_args = ((ctypes.c_void_p * n)(), (_lib.TensorInfo * n)(), ctypes.c_int32(),
-                               ctypes.c_void_p())
+            self._set_names(batch)
             return batch
         tensors, infos, count, handle = self._next_args
         check(lib.conveyor_pipeline_next(self._handle(), len(names), tensors, infos, ctypes.byref(count),

@@ -8,8 +8,11 @@ DALIGenericIterator (output_map, reader_name, size, last_batch_policy, auto_rese
             images, labels = data[0]["images"], data[0]["labels"]   # torch.Tensor, pipeline's device
 
 Yields what DALI yields: a list with one dict per pipeline, {output_map[i]: the pipeline's i-th output}.
-A value is one torch.Tensor of shape [batch, ...] when the batch's samples share a shape, else a list
-of per-sample tensors. Tensors are zero-copy views of the pipeline's prefetch slot made with
+A value is one torch.Tensor of shape [batch, ...]. An output whose samples differ in shape (boxes
+[N, 4], N per sample) is refused with a ValueError, as DALI's iterators refuse it, unless `ragged`
+says otherwise for it: "list" yields a list of per-sample tensors, "pad" a conveyor.Padded(data,
+lengths) — data [batch, max N, 4] with pad_value where a sample has fewer rows, lengths int64 [batch]
+on the CPU — every batch, uniform or not (docs/python.md, "Outputs of varying shape"). Tensors are zero-copy views of the pipeline's prefetch slot made with
 torch.from_dlpack, which hands torch's current CUDA stream to the bridge: the slot's ready event is
 waited on by that stream (no host synchronisation). The slot is reused once every tensor of it is
 gone, so a loop that keeps only its current batch needs prefetch_depth >= 2; copy what you keep.
@@ -47,6 +50,8 @@ next epoch, else reset() must be called first (DALI).
 import warnings
 
 from . import _lib
+from . import _ragged
+from ._ragged import Padded
 from ._tensor import HostView
 
 POLICIES = ("fill", "drop", "partial")
@@ -88,27 +93,39 @@ class _Source:
     """One pipeline's stream of batches: fetched in order, the last one kept (a straddling batch is
     yielded twice under "partial"), converted to the consumer's tensors only when yielded."""
 
-    def __init__(self, pipeline, output_map, to_tensor):
+    def __init__(self, pipeline, output_map, to_tensor, modes, pads):
         self.pipeline = iter(pipeline)  # builds on first use
         self.output_map = output_map
         self.to_tensor = to_tensor
+        self.modes, self.pads = modes, pads  # per output, in output order
         self.index = -1      # pipeline batch index of `raw`
         self.raw = None      # its outputs (conveyor.Tensor or lists of them), in output order
         self.converted = None
 
     def advance(self):
         self.raw = self.converted = None  # drop our hold on the slot before taking the next one
-        outputs = next(self.pipeline)
+        next_batch = getattr(self.pipeline, "next_batch", None)  # conveyor.Pipeline (tests feed others)
+        outputs = next_batch(self.modes, self.pads) if next_batch else next(self.pipeline)
         self.index += 1
         if len(outputs) != len(self.output_map):
             raise ValueError("Loader: output_map names %d outputs (%s), but the pipeline has %d (%s)" %
                              (len(self.output_map), ", ".join(self.output_map), len(outputs), ", ".join(outputs)))
-        self.raw = list(outputs.values())
+        raw = list(outputs.values())
+        for name, mode, value in zip(self.output_map, self.modes, raw):
+            if mode is None and isinstance(value, list):
+                raise ValueError(
+                    "Loader: output %r has samples of different shapes in pipeline batch %d (%s); DALI's iterators "
+                    "refuse this too: pass ragged={%r: \"pad\"} for a padded tensor and lengths (pad_value=...), "
+                    "ragged={%r: \"list\"} for a list of per-sample tensors, or pad it in the pipeline" %
+                    (name, self.index, _ragged.shape_summary(value), name, name))
+        self.raw = raw
 
     def batch_size(self):
         if self.raw is None:
             self.advance()
         first = self.raw[0]
+        if isinstance(first, Padded):
+            return first.data.shape[0]
         return len(first) if isinstance(first, list) else first.shape[0]
 
     def get(self, batch, trim):
@@ -125,10 +142,21 @@ class _Source:
                     "reference); %s" % (batch, skipped, e)) from None
             skipped += 1
         if self.converted is None:
-            convert = self.to_tensor
-            self.converted = [[convert(t) for t in v] if isinstance(v, list) else convert(v) for v in self.raw]
-        values = self.converted if trim is None else [v[trim[0]:trim[1]] for v in self.converted]
+            self.converted = [_convert(v, self.to_tensor) for v in self.raw]
+        values = self.converted if trim is None else [_cut(v, trim[0], trim[1]) for v in self.converted]
         return dict(zip(self.output_map, values))
+
+
+def _convert(value, convert):
+    if isinstance(value, Padded):
+        return value.map(convert)
+    return [convert(t) for t in value] if isinstance(value, list) else convert(value)
+
+
+def _cut(value, begin, end):
+    if isinstance(value, Padded):
+        return value.map(lambda t: t[begin:end])
+    return value[begin:end]
 
 
 def _torch_from_dlpack(torch):
@@ -142,23 +170,29 @@ def _torch_from_dlpack(torch):
 class Loader:
     """An iterable over a Conveyor pipeline (or a list of them) for PyTorch training loops; see the
     module's documentation for the epoch rules. `to_tensor` turns a conveyor.Tensor into the tensor
-    that is yielded (default torch.from_dlpack; numpy.from_dlpack works for CPU pipelines)."""
+    that is yielded (default torch.from_dlpack; numpy.from_dlpack works for CPU pipelines).
+
+    `ragged`: what an output whose samples differ in shape becomes — None (default: a ValueError,
+    as DALI), "list" or "pad"; one mode for all outputs or a dict {output_map name: mode}.
+    `pad_value`: the fill of "pad" (a number, or a dict per name; default 0)."""
 
     def __init__(self, pipelines, output_map, reader_name=None, size=-1, last_batch_policy="fill",
-                 auto_reset=True, to_tensor=None):
+                 auto_reset=True, to_tensor=None, ragged=None, pad_value=0):
         if last_batch_policy not in POLICIES:
             raise ValueError("Loader: last_batch_policy must be one of %s, got %r" %
                              (", ".join(repr(p) for p in POLICIES), last_batch_policy))
         output_map = list(output_map)
         if not output_map or len(set(output_map)) != len(output_map):
             raise ValueError("Loader: output_map must name each pipeline output once, got %r" % (output_map,))
+        modes = _ragged.modes(ragged, output_map, "Loader: ragged", default=None)
+        pads = _ragged.pad_values(pad_value, output_map, "Loader: pad_value")
         if to_tensor is None:
             import torch  # the only place torch is imported
             to_tensor = _torch_from_dlpack(torch)
         pipelines = list(pipelines) if isinstance(pipelines, (list, tuple)) else [pipelines]
         if not pipelines:
             raise ValueError("Loader: expected a conveyor.Pipeline or a non-empty list of them, got none")
-        self._sources = [_Source(p, output_map, to_tensor) for p in pipelines]
+        self._sources = [_Source(p, output_map, to_tensor, modes, pads) for p in pipelines]
         self._policy = last_batch_policy
         self._auto_reset = auto_reset
         self._sizes = [self._epoch_sizes(p, reader_name, size) for p in pipelines]

@@ -69,6 +69,8 @@ def dataset(tmp_path):
 
 def loader_for(root, policy, batch=4, pad=False, size=-1, prefetch=2, **kwargs):
     pipe = conveyor.Pipeline(pipeline_yaml(root, batch=batch, pad=pad, prefetch=prefetch))
+    # File bytes of different lengths: per-sample lists, asked for (DALI's default refuses them).
+    kwargs.setdefault("ragged", "list")
     return Loader(pipe, ["data", "label"], reader_name="reader", size=size, last_batch_policy=policy,
                   to_tensor=np.from_dlpack, **kwargs)
 
@@ -191,7 +193,7 @@ def test_two_shards_together_see_every_sample_once_per_epoch(dataset):
     root, names = dataset
     pipes = [conveyor.Pipeline(pipeline_yaml(root, batch=2, shard=(s, 2))) for s in range(2)]
     loader = Loader(pipes, ["data", "label"], reader_name="reader", last_batch_policy="partial",
-                    to_tensor=np.from_dlpack)
+                    to_tensor=np.from_dlpack, ragged="list")
     assert len(loader) == 3  # 5 samples per shard, batches of 2
     for _ in range(2):
         seen = [n for data in loader for d in data for n in names_of(d)]
@@ -218,7 +220,7 @@ def test_without_auto_reset_the_epoch_stays_ended_until_reset(dataset):
 def test_without_reader_or_size_it_runs_on_without_len(dataset):
     root, names = dataset
     pipe = conveyor.Pipeline(pipeline_yaml(root))
-    loader = Loader(pipe, ["data", "label"], to_tensor=np.from_dlpack)
+    loader = Loader(pipe, ["data", "label"], to_tensor=np.from_dlpack, ragged="list")
     seen = [n for _, data in zip(range(5), loader) for n in names_of(data[0])]
     assert len(seen) == 20 and set(seen) == set(names)
     with pytest.raises(TypeError, match="no epochs, so no len"):
@@ -228,14 +230,15 @@ def test_without_reader_or_size_it_runs_on_without_len(dataset):
 def test_size_alone_sets_the_epoch(dataset):
     root, names = dataset
     pipe = conveyor.Pipeline(pipeline_yaml(root))
-    loader = Loader(pipe, ["data", "label"], size=N, last_batch_policy="partial", to_tensor=np.from_dlpack)
+    loader = Loader(pipe, ["data", "label"], size=N, last_batch_policy="partial", to_tensor=np.from_dlpack,
+                    ragged={"data": "list"})
     assert sorted(n for b in run_epoch(loader) for n in b) == sorted(names)
 
 
 def test_output_map_is_positional(dataset):
     root, _ = dataset
     pipe = conveyor.Pipeline(pipeline_yaml(root, outputs="label, data"))
-    batch = next(Loader(pipe, ["first", "second"], to_tensor=np.from_dlpack))[0]
+    batch = next(Loader(pipe, ["first", "second"], to_tensor=np.from_dlpack, ragged={"second": "list"}))[0]
     assert list(batch) == ["first", "second"]
     assert batch["first"].dtype == np.int32 and isinstance(batch["second"], list)
 
@@ -249,7 +252,7 @@ def test_output_map_is_positional(dataset):
 ])
 def test_bad_arguments_say_what_was_expected(dataset, kwargs, error, message):
     root, _ = dataset
-    args = dict(output_map=["data", "label"], reader_name="reader", to_tensor=np.from_dlpack)
+    args = dict(output_map=["data", "label"], reader_name="reader", to_tensor=np.from_dlpack, ragged="list")
     args.update(kwargs)
     with pytest.raises(error) as e:
         loader = Loader(conveyor.Pipeline(pipeline_yaml(root)), **args)
@@ -280,7 +283,8 @@ def test_gpu_two_epochs_with_torch(tmp_path, torch, policy, pad, size, lengths):
     # prefetch 3: the loop's variables keep the last batch of epoch 0 while "drop" skips one (see above)
     pipe = conveyor.Pipeline(pipeline_yaml(str(tmp_path), pad=pad, extra_ops=GPU_OPS, outputs="gdata, glabel",
                                            device="gpu", prefetch=3))
-    loader = Loader(pipe, ["data", "label"], reader_name="reader", size=size, last_batch_policy=policy)
+    loader = Loader(pipe, ["data", "label"], reader_name="reader", size=size, last_batch_policy=policy,
+                    ragged={"data": "list"})
     for expected_lengths in lengths:
         assert len(loader) == len(expected_lengths)
         epoch = []

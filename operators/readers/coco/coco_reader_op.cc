@@ -2,18 +2,18 @@
 // fn.readers.coco). The samples are the images of annotations_file in id order (coco_samples.h
 // has the box rule); the reader core shuffles, shards, pads and resumes them as readers.file's.
 //
-// | output    | dtype   | shape per sample | content                                               |
-// |-----------|---------|------------------|-------------------------------------------------------|
-// | images    | uint8   | [file size]      | the image file's bytes (file_root / file_name)        |
-// | bboxes    | float32 | [N, 4]           | xywh, or ltrb with ltrb: true; / (W, H) with ratio    |
-// | labels    | int32   | [N]              | remapped category (1..C), or the raw id               |
-// | polygons  | int32   | [P, 3]           | polygon_masks: box index, first vertex, one past last |
-// | vertices  | float32 | [V, 2]           | polygon_masks: x, y (/ (W, H) with ratio)             |
-// | masks     | int32   | [H, W, 1] (HWC)  | pixelwise_masks: label of the last box covering it, 0 |
-// | image_ids | int32   | [1]              | the image's COCO id                                   |
+// | output    | present with     | dtype   | shape per sample | content                                      |
+// |-----------|------------------|---------|------------------|----------------------------------------------|
+// | images    | always           | uint8   | [file size]      | the image file's bytes (file_root/file_name) |
+// | bboxes    | always           | float32 | [N, 4]           | xywh, or ltrb with ltrb; / (W, H) with ratio |
+// | labels    | always           | int32   | [N]              | remapped category (1..C), or the raw id      |
+// | polygons  | polygon_masks    | int32   | [P, 3]           | box index, first vertex, one past last       |
+// | vertices  | polygon_masks    | float32 | [V, 2]           | x, y (/ (W, H) with ratio)                   |
+// | masks     | pixelwise_masks  | int32   | [H, W, 1] (HWC)  | label of the last box covering it, else 0    |
+// | image_ids | image_ids        | int32   | [1]              | the image's COCO id                          |
 //
-// Every output is always present (the schema has a fixed output list): without polygon_masks
-// polygons and vertices are [0, 3] and [0, 2], without pixelwise_masks masks are [0, 0, 1].
+// DALI's output sets: a node lists the outputs its arguments enable, in this order (OptionalOutput);
+// N = 0 for an image without kept boxes.
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -35,7 +35,11 @@ namespace {
 using coco::CocoAnnotations;
 using coco::CocoSamples;
 
-enum Output : int { kImages, kBboxes, kLabels, kPolygons, kVertices, kMasks, kImageIds };
+enum Output : int { kImages, kBboxes, kLabels, kPolygons, kVertices, kMasks, kImageIds, kNumOutputs };
+constexpr const char* kOutputNames[kNumOutputs] = {"images",   "bboxes", "labels",   "polygons",
+                                                   "vertices", "masks",  "image_ids"};
+constexpr DType kOutputDTypes[kNumOutputs] = {DType::kUInt8, DType::kFloat32, DType::kInt32, DType::kInt32,
+                                              DType::kFloat32, DType::kInt32,   DType::kInt32};
 
 // A pixelwise mask is allocated per sample: larger images are refused when the reader is built.
 constexpr int64_t kMaxMaskPixels = int64_t{1} << 28;
@@ -48,10 +52,11 @@ const OpSchema kCocoReaderSchema =
             .Output("images", "uint8 [file size]: the encoded image file's bytes.")
             .Output("bboxes", "float32 [N, 4]: the kept boxes (xywh, or ltrb), in pixels or / (width, height) with ratio.")
             .Output("labels", "int32 [N]: each box's category (1..C in sorted id order, or the raw id).")
-            .Output("polygons", "int32 [P, 3]: with polygon_masks, per polygon its box index, first vertex, one past last.")
-            .Output("vertices", "float32 [V, 2]: with polygon_masks, the polygons' vertices (x, y).")
-            .Output("masks", "int32 [H, W, 1]: with pixelwise_masks, each pixel's label (0: no object).")
-            .Output("image_ids", "int32 [1]: the image's id in the annotation file.")
+            .OptionalOutput("polygons", "polygon_masks",
+                            "int32 [P, 3]: per polygon its box index, first vertex, one past last.")
+            .OptionalOutput("vertices", "polygon_masks", "float32 [V, 2]: the polygons' vertices (x, y).")
+            .OptionalOutput("masks", "pixelwise_masks", "int32 [H, W, 1]: each pixel's label (0: no object).")
+            .OptionalOutput("image_ids", "image_ids", "int32 [1]: the image's id in the annotation file.")
             .RequiredArg<std::string>("annotations_file", "The COCO instances JSON file.")
             .Path()
             .Arg<bool>("ltrb", false, "Boxes as [left, top, right, bottom] (default: [x, y, width, height]).")
@@ -62,10 +67,10 @@ const OpSchema kCocoReaderSchema =
             .Arg<bool>("include_iscrowd", true, "Keep annotations marked iscrowd: 1.")
             .Arg<bool>("avoid_class_remapping", false,
                        "Labels are the raw category ids (default: 1..C, the position among the sorted ids).")
-            .Arg<bool>("image_ids", false, "Accepted for DALI compatibility: the image_ids output is always filled.")
-            .Arg<bool>("polygon_masks", false, "Fill polygons and vertices from the annotations' polygons.")
+            .Arg<bool>("image_ids", false, "Add the image_ids output.")
+            .Arg<bool>("polygon_masks", false, "Add the polygons and vertices outputs, from the annotations' polygons.")
             .Arg<bool>("pixelwise_masks", false,
-                       "Fill masks: polygons and RLE painted with each box's label (not with polygon_masks).")
+                       "Add the masks output: polygons and RLE painted with each box's label (not with polygon_masks).")
             .Arg<std::string>("preprocessed_annotations", "",
                               "A binary index of annotations_file, loaded instead of parsing it (checked against "
                               "the file's size, time and content).")
@@ -162,46 +167,47 @@ class CocoReaderOp final : public ReaderOp {
  protected:
   OutputDescs SetupSamples(const Workspace& ws, const std::vector<OpenFile>& files) override {
     (void)ws;
-    OutputDescs d(7);
-    const DType dtypes[7] = {DType::kUInt8, DType::kFloat32, DType::kInt32, DType::kInt32,
-                             DType::kFloat32, DType::kInt32, DType::kInt32};
-    for (int o = 0; o < 7; ++o) d[static_cast<size_t>(o)].dtype = dtypes[o];
-    d[kMasks].layout = Layout("HWC");
+    OutputDescs d(static_cast<size_t>(num_slots_));
+    for (int o = 0; o < kNumOutputs; ++o) {
+      if (slot_[o] >= 0) d[static_cast<size_t>(slot_[o])].dtype = kOutputDTypes[o];
+    }
+    if (slot_[kMasks] >= 0) d[static_cast<size_t>(slot_[kMasks])].layout = Layout("HWC");
+    const auto add = [&](Output o, Shape shape) {
+      if (slot_[o] >= 0) d[static_cast<size_t>(slot_[o])].shapes.push_back(std::move(shape));
+    };
     for (const OpenFile& f : files) {
       const auto s = static_cast<size_t>(f.index);
       const auto n = static_cast<int64_t>(samples_.count(s));
       int64_t polygons = 0, vertices = 0;
-      if (polygon_masks_) CountPolygons(s, polygons, vertices);
+      if (slot_[kPolygons] >= 0) CountPolygons(s, polygons, vertices);
       const uint32_t image = samples_.images[s];
-      d[kImages].shapes.push_back(Shape{f.size});
-      d[kBboxes].shapes.push_back(Shape{n, 4});
-      d[kLabels].shapes.push_back(Shape{n});
-      d[kPolygons].shapes.push_back(Shape{polygons, 3});
-      d[kVertices].shapes.push_back(Shape{vertices, 2});
-      d[kMasks].shapes.push_back(pixelwise_masks_ ? Shape{data_->image_heights[image], data_->image_widths[image], 1}
-                                                  : Shape{0, 0, 1});
-      d[kImageIds].shapes.push_back(Shape{1});
+      add(kImages, Shape{f.size});
+      add(kBboxes, Shape{n, 4});
+      add(kLabels, Shape{n});
+      add(kPolygons, Shape{polygons, 3});
+      add(kVertices, Shape{vertices, 2});
+      add(kMasks, Shape{data_->image_heights[image], data_->image_widths[image], 1});
+      add(kImageIds, Shape{1});
     }
     return d;
   }
 
-  bool OutputIsFileBytes(int output) const override { return output == kImages; }
+  bool OutputIsFileBytes(int output) const override { return output == slot_[kImages]; }
 
   void ReadSample(Workspace& ws, int i, const OpenFile& file) override {
     const auto s = static_cast<size_t>(file.index);
-    ReadExactly(file, ws.OutputCpu(kImages).raw_sample(i), file.size, 0);
+    ReadExactly(file, Out(ws, kImages, i), file.size, 0);
     const uint64_t b = samples_.begin(s), n = samples_.count(s);
     if (n > 0) {
-      std::memcpy(ws.OutputCpu(kBboxes).raw_sample(i), &samples_.boxes[4 * b], 4 * n * sizeof(float));
-      std::memcpy(ws.OutputCpu(kLabels).raw_sample(i), &samples_.labels[b], n * sizeof(int32_t));
+      std::memcpy(Out(ws, kBboxes, i), &samples_.boxes[4 * b], 4 * n * sizeof(float));
+      std::memcpy(Out(ws, kLabels, i), &samples_.labels[b], n * sizeof(int32_t));
     }
     const uint32_t image = samples_.images[s];
-    *static_cast<int32_t*>(ws.OutputCpu(kImageIds).raw_sample(i)) = data_->image_ids[image];
-    if (polygon_masks_) {
-      WritePolygons(s, static_cast<int32_t*>(ws.OutputCpu(kPolygons).raw_sample(i)),
-                    static_cast<float*>(ws.OutputCpu(kVertices).raw_sample(i)));
+    if (slot_[kImageIds] >= 0) *static_cast<int32_t*>(Out(ws, kImageIds, i)) = data_->image_ids[image];
+    if (slot_[kPolygons] >= 0) {
+      WritePolygons(s, static_cast<int32_t*>(Out(ws, kPolygons, i)), static_cast<float*>(Out(ws, kVertices, i)));
     }
-    if (pixelwise_masks_) PaintMask(s, static_cast<int32_t*>(ws.OutputCpu(kMasks).raw_sample(i)));
+    if (slot_[kMasks] >= 0) PaintMask(s, static_cast<int32_t*>(Out(ws, kMasks, i)));
   }
 
  private:
@@ -209,9 +215,15 @@ class CocoReaderOp final : public ReaderOp {
       : ReaderOp(spec, std::move(loaded.dataset)),
         data_(std::move(loaded.data)),
         samples_(std::move(loaded.samples)),
-        polygon_masks_(spec.Arg<bool>("polygon_masks")),
-        pixelwise_masks_(spec.Arg<bool>("pixelwise_masks")),
-        ratio_(spec.Arg<bool>("ratio")) {}
+        ratio_(spec.Arg<bool>("ratio")) {
+    for (int o = 0; o < kNumOutputs; ++o) {
+      slot_[o] = spec.OutputSlot(kOutputNames[o]);
+      if (slot_[o] >= 0) ++num_slots_;
+    }
+  }
+
+  // Sample i of output `o` (enabled), wherever its slot is.
+  void* Out(Workspace& ws, Output o, int i) const { return ws.OutputCpu(slot_[o]).raw_sample(i); }
 
   void CountPolygons(size_t s, int64_t& polygons, int64_t& vertices) const {
     for (uint64_t k = samples_.begin(s); k < samples_.box_ends[s]; ++k) {
@@ -263,7 +275,9 @@ class CocoReaderOp final : public ReaderOp {
 
   std::shared_ptr<const CocoAnnotations> data_;
   CocoSamples samples_;
-  bool polygon_masks_, pixelwise_masks_, ratio_;
+  bool ratio_;
+  int slot_[kNumOutputs] = {};  // each output's slot, -1 when its argument leaves it out
+  int num_slots_ = 0;
 };
 
 const OperatorRegistration<CocoReaderOp> kRegistration(kCocoReaderSchema);

@@ -204,16 +204,18 @@ TEST(OnError, UnknownValueIsRejectedWithASuggestion) {
 // reader, the executor redoes the iteration, and the reader's Setup replaces the file — batches
 // stay full, labels aligned, the file listed with libjpeg's reason, once per epoch.
 TEST(OnError, SkipReplacesDamageOnlyTheDecodeFinds) {
-  const std::vector<std::pair<int, Damage>> bad = {{5, Damage::kMarkerInEntropy}, {17, Damage::kFlippedJpegMarker},
-                                                   {22, Damage::kMarkerInEntropy}, {24, Damage::kDeflateInPng}};
-  const OnErrorDataset ds = MakeOnErrorDataset(30, bad);
+  // The PNG only for the full decode: a window decode never reads a PNG's rows below its window.
   for (const std::string decoder : {"decoders.image", "decoders.image_random_crop"}) {
     SCOPED_TRACE(decoder);
-    // 90 samples: three epochs of 26 good files and more.
+    std::vector<std::pair<int, Damage>> bad = {
+        {5, Damage::kMarkerInEntropy}, {17, Damage::kFlippedJpegMarker}, {22, Damage::kMarkerInEntropy}};
+    if (decoder == "decoders.image") bad.emplace_back(24, Damage::kDeflateInPng);
+    const OnErrorDataset ds = MakeOnErrorDataset(30, bad);
+    // 90 samples: three epochs of the good files and more.
     const ExecutorCounters c = RunSkipAndCheck(ds, decoder, /*batch=*/9, /*iterations=*/10);
     // One redone iteration per file only the decode finds, the first time it is met (later epochs'
     // Setup skips it from the reader's record).
-    EXPECT_EQ(c.refilled_iterations, 3);
+    EXPECT_EQ(c.refilled_iterations, decoder == "decoders.image" ? 3 : 2);
   }
 }
 

@@ -20,6 +20,17 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::Json;
 
+// The outputs the spec's arguments enable (DALI's sets), added when it has none yet.
+OpSpec WithOutputs(OpSpec spec) {
+  if (!spec.outputs().empty()) return spec;
+  const auto on = [&](const char* arg) { return spec.HasArg(arg) && spec.args().at(arg).As<bool>(); };
+  for (const char* name : {"images", "bboxes", "labels"}) spec.AddOutput(name);
+  if (on("polygon_masks")) spec.AddOutput("polygons").AddOutput("vertices");
+  if (on("pixelwise_masks")) spec.AddOutput("masks");
+  if (on("image_ids")) spec.AddOutput("image_ids");
+  return spec;
+}
+
 // A small valid set: images 1 (12x10) and 2 (8x6) as real JPEGs, categories 3 and 5, one
 // polygon annotation and one RLE.
 struct Small {
@@ -41,9 +52,8 @@ struct Small {
   }
   void Write() const { testing::WriteText(json_path, json.dump()); }
   OpSpec Spec() const {
-    OpSpec spec("readers.coco", "r");
-    for (const char* name : {"images", "bboxes", "labels", "polygons", "vertices", "masks", "image_ids"}) spec.AddOutput(name);
-    return spec.SetArg("file_root", root).SetArg("annotations_file", json_path);
+    // Outputs are added when it runs (WithOutputs), after the test has set its arguments.
+    return OpSpec("readers.coco", "r").SetArg("file_root", root).SetArg("annotations_file", json_path);
   }
   // The message of building and running the reader on the current JSON ("" when it works).
   std::string Error(OpSpec spec) const {
@@ -53,7 +63,7 @@ struct Small {
   // The same without writing the JSON (its modification time stays).
   std::string ErrorAsIs(OpSpec spec) const {
     try {
-      OpHarness h(std::move(spec), Device::kCpu, 2);
+      OpHarness h(WithOutputs(std::move(spec)), Device::kCpu, 2);
       h.Run();
     } catch (const conveyor::Error& e) {
       return e.what();
@@ -107,6 +117,31 @@ TEST(CocoErrors, FileStructure) {
     EXPECT_THAT(t.Error(), HasSubstr(t.Where() + "\"" + key + "\": expected an array, got object {\"k\":1}"));
     t.json[key] = Json::array({5});
     EXPECT_THAT(t.Error(), HasSubstr(t.Where() + key + "[0]: expected an object, got number 5"));
+  }
+}
+
+TEST(CocoErrors, OutputsMustMatchTheEnabledSet) {
+  Small s;
+  s.Write();
+  OpSpec seven = s.Spec().SetArg("pixelwise_masks", true);
+  for (const char* name : {"images", "bboxes", "labels", "polygons", "vertices", "masks", "image_ids"}) seven.AddOutput(name);
+  EXPECT_EQ(s.ErrorAsIs(seven),
+            "op \"readers.coco\" (r): expected 4 outputs (images, bboxes, labels, masks), got 7; optional outputs "
+            "follow their arguments: polygons and vertices need polygon_masks: true (it is false, the default); masks "
+            "needs pixelwise_masks: true (it is true); image_ids needs image_ids: true (it is false, the default)");
+  OpSpec three = s.Spec().SetArg("polygon_masks", true).SetArg("image_ids", true);
+  for (const char* name : {"images", "bboxes", "labels"}) three.AddOutput(name);
+  EXPECT_THAT(s.ErrorAsIs(three), HasSubstr("expected 6 outputs (images, bboxes, labels, polygons, vertices, image_ids), "
+                                            "got 3; optional outputs follow their arguments: polygons and vertices need "
+                                            "polygon_masks: true (it is true); "));
+  OpSpec spec = WithOutputs(s.Spec());
+  EXPECT_EQ(spec.OutputSlot("labels"), 2);
+  EXPECT_EQ(spec.OutputSlot("masks"), -1);
+  try {
+    spec.OutputSlot("boxes");
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op \"readers.coco\" (r): the schema has no output \"boxes\""));
   }
 }
 
@@ -222,7 +257,7 @@ TEST(CocoErrors, ImagesAndMasks) {
   // A file deleted after the reader was built: the reader core's message names it.
   Small x;
   x.Write();
-  OpHarness h(x.Spec(), Device::kCpu, 2);
+  OpHarness h(WithOutputs(x.Spec()), Device::kCpu, 2);
   std::filesystem::remove(x.root + "/b.jpg");
   try {
     h.Run();
@@ -278,7 +313,7 @@ TEST_F(CocoIndexErrors, StaleByTimeAndByContent) {
   // Same text written again later: the time differs.
   s_.Write();
   std::filesystem::last_write_time(s_.json_path, stamp_time + std::chrono::seconds(5));
-  OpSpec spec = s_.Spec().SetArg("preprocessed_annotations", index_);
+  OpSpec spec = WithOutputs(s_.Spec().SetArg("preprocessed_annotations", index_));
   try {
     OpHarness h(spec, Device::kCpu, 1);
     ADD_FAILURE() << "no error";

@@ -22,9 +22,9 @@ std::string Yaml(int shard_id, int num_shards, const std::string& extra = "") {
          "  - op: readers.coco\n"
          "    name: reader\n"
          "    args: {file_root: images, annotations_file: instances.json, random_shuffle: true, ltrb: true,\n"
-         "           pixelwise_masks: true, shard_id: " + std::to_string(shard_id) + ", num_shards: " +
+         "           pixelwise_masks: true, image_ids: true, shard_id: " + std::to_string(shard_id) + ", num_shards: " +
          std::to_string(num_shards) + extra + "}\n"
-         "    outputs: [jpegs, bboxes, labels, polygons, vertices, masks, ids]\n"
+         "    outputs: [jpegs, bboxes, labels, masks, ids]\n"
          "  - op: decoders.image\n"
          "    inputs: [jpegs]\n"
          "    args: {output_type: RGB}\n"
@@ -36,6 +36,23 @@ template <typename T>
 std::vector<T> Values(const TensorListCPU& t, int i) {
   const auto* p = static_cast<const T*>(t.raw_sample(i));
   return std::vector<T>(p, p + t.shape(i).num_elements());
+}
+
+TEST(CocoPipeline, AWrongOutputListSaysWhereAndWhy) {
+  const CocoSet set = testing::MakeCocoSet(3, std::random_device{}());
+  std::string yaml = Yaml(0, 1);
+  const std::string listed = "outputs: [jpegs, bboxes, labels, masks, ids]";
+  yaml.replace(yaml.find(listed), listed.size(), "outputs: [jpegs, bboxes, labels, polygons, vertices, masks, ids]");
+  try {
+    Pipeline::FromYaml(yaml, set.dir);
+    ADD_FAILURE() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(
+                              ":7:14: op \"readers.coco\" (reader): expected 5 outputs (images, bboxes, labels, masks, "
+                              "image_ids), got 7; optional outputs follow their arguments: polygons and vertices need "
+                              "polygon_masks: true (it is false, the default); masks needs pixelwise_masks: true (it is "
+                              "true); image_ids needs image_ids: true (it is true)"));
+  }
 }
 
 TEST(CocoPipeline, ShuffledShardsCoverEveryImageWithItsAnnotations) {

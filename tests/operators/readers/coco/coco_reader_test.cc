@@ -5,10 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "core/op/harness.h"
+#include "core/util/strings.h"
 #include "tests/operators/readers/coco/coco_fixture.h"
 
 namespace conveyor {
@@ -20,10 +23,33 @@ using testing::Expected;
 using testing::ExpectedSample;
 using testing::MakeCocoSet;
 
+// Without outputs yet (WithOutputs adds them once the arguments are set); image_ids on.
 OpSpec Coco(const CocoSet& set) {
-  OpSpec spec("readers.coco", "r");
-  for (const char* name : {"images", "bboxes", "labels", "polygons", "vertices", "masks", "image_ids"}) spec.AddOutput(name);
-  return spec.SetArg("file_root", set.root).SetArg("annotations_file", set.json);
+  return OpSpec("readers.coco", "r").SetArg("file_root", set.root).SetArg("annotations_file", set.json).SetArg(
+      "image_ids", true);
+}
+
+// DALI's output sets, written out here independently of the schema: images, bboxes, labels, then
+// polygons and vertices with polygon_masks, masks with pixelwise_masks, image_ids with image_ids.
+std::vector<std::string> OutputSet(const OpSpec& spec) {
+  const auto on = [&](const char* arg) { return spec.HasArg(arg) && spec.args().at(arg).As<bool>(); };
+  std::vector<std::string> names = {"images", "bboxes", "labels"};
+  if (on("polygon_masks")) names.insert(names.end(), {"polygons", "vertices"});
+  if (on("pixelwise_masks")) names.push_back("masks");
+  if (on("image_ids")) names.push_back("image_ids");
+  return names;
+}
+
+OpSpec WithOutputs(OpSpec spec) {
+  for (const std::string& name : OutputSet(spec)) spec.AddOutput(name);
+  return spec;
+}
+
+// The slot of output `name`, -1 when the set leaves it out.
+int Slot(const OpSpec& spec, const std::string& name) {
+  const std::vector<std::string> names = OutputSet(spec);
+  const auto it = std::find(names.begin(), names.end(), name);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
 template <typename T>
@@ -41,26 +67,33 @@ struct Sample {
 };
 
 std::vector<Sample> ReadAll(OpSpec spec, int batch, int iterations) {
-  OpHarness h(std::move(spec), Device::kCpu, batch);
+  const int ids = Slot(spec, "image_ids"), polygons = Slot(spec, "polygons"), vertices = Slot(spec, "vertices"),
+            masks = Slot(spec, "masks");
+  OpHarness h(WithOutputs(std::move(spec)), Device::kCpu, batch);
   std::vector<Sample> out;
   for (int it = 0; it < iterations; ++it) {
     h.set_iteration(it);
     h.Run();
     for (int i = 0; i < batch; ++i) {
       Sample s;
-      s.id = Values<int32_t>(h.OutputCpu(6), i).at(0);
-      EXPECT_EQ(h.OutputCpu(6).shape(i), Shape{1});
+      s.id = Values<int32_t>(h.OutputCpu(ids), i).at(0);
+      EXPECT_EQ(h.OutputCpu(ids).shape(i), Shape{1});
       s.bytes = Values<uint8_t>(h.OutputCpu(0), i);
       s.box_shape = h.OutputCpu(1).shape(i);
       s.boxes = Values<float>(h.OutputCpu(1), i);
       s.labels = Values<int32_t>(h.OutputCpu(2), i);
       EXPECT_EQ(h.OutputCpu(2).shape(i), Shape{static_cast<int64_t>(s.labels.size())});
-      s.polygons = Values<int32_t>(h.OutputCpu(3), i);
-      s.vertices = Values<float>(h.OutputCpu(4), i);
-      s.mask_shape = h.OutputCpu(5).shape(i);
-      s.mask = Values<int32_t>(h.OutputCpu(5), i);
+      if (polygons >= 0) {
+        s.polygons = Values<int32_t>(h.OutputCpu(polygons), i);
+        s.vertices = Values<float>(h.OutputCpu(vertices), i);
+        EXPECT_EQ(h.OutputCpu(polygons).shape(i), (Shape{static_cast<int64_t>(s.polygons.size() / 3), 3}));
+      }
+      if (masks >= 0) {
+        s.mask_shape = h.OutputCpu(masks).shape(i);
+        s.mask = Values<int32_t>(h.OutputCpu(masks), i);
+        EXPECT_EQ(h.OutputCpu(masks).layout(), Layout("HWC"));
+      }
       EXPECT_EQ(h.OutputCpu(1).dtype(), DType::kFloat32);
-      EXPECT_EQ(h.OutputCpu(5).layout(), Layout("HWC"));
       out.push_back(std::move(s));
     }
   }
@@ -95,7 +128,6 @@ TEST(CocoReader, ServesImagesInIdOrderWithTheirBoxesLabelsAndMasks) {
     ExpectBoxes(s, e);
     EXPECT_EQ(s.mask_shape, (Shape{im.height, im.width, 1}));
     EXPECT_EQ(s.mask, testing::ExpectedMask(im, e)) << "image " << s.id;
-    EXPECT_TRUE(s.polygons.empty() && s.vertices.empty()) << "polygon_masks is off";
     boxes += static_cast<int>(e.labels.size());
     painted += static_cast<int>(std::count_if(s.mask.begin(), s.mask.end(), [](int32_t v) { return v != 0; }));
   }
@@ -134,12 +166,38 @@ TEST(CocoReader, SkipEmptyLeavesOutImagesWithoutKeptBoxes) {
     if (!Expected(set, id, {}).labels.empty()) kept.push_back(id);
   }
   ASSERT_LT(kept.size(), set.images.size()) << "every fifth image has no annotation";
-  OpHarness h(Coco(set).SetArg("skip_empty", true), Device::kCpu, 1);
+  OpHarness h(WithOutputs(Coco(set).SetArg("skip_empty", true)), Device::kCpu, 1);
   EXPECT_EQ(h.op().EpochSize(1), static_cast<int64_t>(kept.size()));
   for (int32_t id : kept) {
     h.Run();
-    EXPECT_EQ(Values<int32_t>(h.OutputCpu(6), 0).at(0), id);
+    EXPECT_EQ(Values<int32_t>(h.OutputCpu(3), 0).at(0), id);
     EXPECT_GT(h.OutputCpu(1).shape(0)[0], 0);
+  }
+}
+
+TEST(CocoReader, OutputsFollowDalisSets) {
+  const CocoSet set = MakeCocoSet(4, std::random_device{}());
+  const std::map<std::string, DType> dtypes = {{"images", DType::kUInt8},    {"bboxes", DType::kFloat32},
+                                               {"labels", DType::kInt32},    {"polygons", DType::kInt32},
+                                               {"vertices", DType::kFloat32}, {"masks", DType::kInt32},
+                                               {"image_ids", DType::kInt32}};
+  for (const char* masks : {"", "polygon_masks", "pixelwise_masks"}) {
+    for (const bool ids : {false, true}) {
+      OpSpec spec = OpSpec("readers.coco", "r").SetArg("file_root", set.root).SetArg("annotations_file", set.json);
+      if (*masks != 0) spec.SetArg(masks, true);
+      if (ids) spec.SetArg("image_ids", true);
+      spec = WithOutputs(std::move(spec));
+      SCOPED_TRACE(Join(spec.outputs(), ", "));
+      ASSERT_NO_THROW(spec.Validate());
+      for (const auto& [name, dtype] : dtypes) EXPECT_EQ(spec.OutputSlot(name), Slot(spec, name)) << name;
+      OpHarness h(spec, Device::kCpu, 2);
+      h.Run();
+      ASSERT_EQ(h.descs().size(), spec.outputs().size());
+      for (size_t o = 0; o < spec.outputs().size(); ++o) {
+        EXPECT_EQ(h.OutputCpu(static_cast<int>(o)).dtype(), dtypes.at(spec.outputs()[o])) << spec.outputs()[o];
+        EXPECT_EQ(h.OutputCpu(static_cast<int>(o)).num_samples(), 2);
+      }
+    }
   }
 }
 
@@ -175,7 +233,6 @@ TEST(CocoReader, PolygonMasksListEachKeptBoxsPolygons) {
       EXPECT_EQ(s.polygons, polygons) << "image " << s.id;
       ASSERT_EQ(s.vertices.size(), vertices.size()) << "image " << s.id;
       for (size_t v = 0; v < vertices.size(); ++v) EXPECT_NEAR(s.vertices[v], vertices[v], 1e-5) << "image " << s.id;
-      EXPECT_EQ(s.mask_shape, (Shape{0, 0, 1})) << "pixelwise_masks is off";
     }
   }
 }

@@ -1,0 +1,166 @@
+// mosaic: YOLO-style four-image mosaic with boxes (docs/operators_geometry.md, "mosaic"). Sample i
+// of the output shows sample i and three partners drawn from ws.Rng(i), around a random centre.
+//
+// | input   | dtypes                                | shape per sample | output                      |
+// |---------|---------------------------------------|------------------|-----------------------------|
+// | images  | uint8, int8, uint16, int16, int32,    | [H, W, C] HWC    | [size_h, size_w, C]         |
+// |         | float32                               |                  |                             |
+// | boxes   | float32                               | [N, 4]           | [K, 4] moved, clipped, kept |
+// | labels  | int32, int64                          | [N] or [N, 1]    | [K] or [K, 1], carried      |
+//
+// CPU only: the kept-box counts are output shapes, so they are found in Setup from the boxes' values
+// (docs: why there is no GPU backend yet).
+#include <cmath>
+
+#include "core/error.h"
+#include "operators/detection/boxes.h"
+#include "operators/pad_paste/mosaic.h"
+#include "operators/pad_paste/window_op.h"
+#include "operators/resample/image_input.h"
+
+namespace conveyor::ops {
+namespace {
+
+const OpSchema kMosaicSchema =
+    OpSchema("mosaic")
+        .Doc("YOLO-style mosaic: sample i and three partners drawn from its random stream fill the four quadrants of "
+             "a size [h, w] canvas around a random centre, each with a corner at the centre; their boxes are moved, "
+             "clipped and filtered (boxes without area dropped with their labels).")
+        .Input("images", {"HWC"}, WindowDTypes())
+        .Input("boxes", {}, {DType::kFloat32}, Placement::kOpDevice, "[N, 4] per sample, normalized coordinates.")
+        .Input("labels", {}, {DType::kInt32, DType::kInt64}, Placement::kOpDevice, "[N] or [N, 1] per sample.")
+        .Output("mosaic", "[size_h, size_w, C] per sample.")
+        .Output("bboxes", "[K, 4] per sample, normalized to the canvas, in the input's layout.")
+        .Output("labels", "The kept boxes' labels, the input's dtype and rank.")
+        .RequiredArg<std::vector<int64_t>>("size", "Canvas [h, w] in pixels.")
+        .Min(1)
+        .Arg<std::vector<double>>("center_range", std::vector<double>{0.25, 0.75},
+                                  "[lo, hi]: the centre's x (y) is floor(u * w) (h) with u uniform in [lo, hi).")
+        .Range(0, 1)
+        .Arg<std::vector<double>>("fill_values", std::vector<double>{114.0},
+                                  "Value of the canvas no image covers: one, or one per channel (YOLO's 114).")
+        .Arg<bool>("ltrb", false, "Boxes are [left, top, right, bottom] (true) or [x, y, width, height] (false).")
+        .Backends({Device::kCpu});
+
+class MosaicOp final : public Operator {
+ public:
+  explicit MosaicOp(const OpSpec& spec)
+      : Operator(spec),
+        size_(spec.Arg<std::vector<int64_t>>("size")),
+        center_(spec.Arg<std::vector<double>>("center_range")),
+        fill_(spec.Arg<std::vector<double>>("fill_values")),
+        layout_(BoxLayout::FromLtrb(spec.Arg<bool>("ltrb"))) {
+    if (size_.size() != 2) {
+      throw InvalidArgument(spec.Describe() + ": size must be [h, w], got " + std::to_string(size_.size()) + " values");
+    }
+    if (center_.size() != 2 || !(center_[0] <= center_[1])) {
+      throw InvalidArgument(spec.Describe() + ": center_range must be [lo, hi] with lo <= hi, got " +
+                            std::to_string(center_.size()) + " values" +
+                            (center_.size() == 2 ? " (" + NumberString(center_[0]) + ", " + NumberString(center_[1]) + ")"
+                                                 : std::string()));
+    }
+  }
+
+  OutputDescs Setup(const Workspace& ws) override {
+    CheckImageInput(ws, 0, {"HWC"}, WindowDTypes(), 0);
+    CheckBoxesInput(ws, 1, "boxes");
+    CheckLabelsInput(ws, 2, 1, "labels");
+    const TensorListDesc images = ws.InputDesc(0);
+    const TensorListCPU& boxes = ws.InputCpu(1);
+    const TensorListCPU& labels = ws.InputCpu(2);
+    const int n = static_cast<int>(images.shapes.size());
+    dtype_ = images.dtype;
+    plans_.assign(static_cast<size_t>(n), {});
+    OutputDescs out = {{{}, images.dtype, "HWC"}, {{}, DType::kFloat32, boxes.layout()}, {{}, labels.dtype(), labels.layout()}};
+    for (int i = 0; i < n; ++i) {
+      Plan& p = plans_[static_cast<size_t>(i)];
+      p.draw = DrawMosaic(ws.Rng(i), i, n, size_[0], size_[1], center_[0], center_[1]);
+      int64_t h[4], w[4];
+      const int64_t channels = images.shapes[static_cast<size_t>(i)][2];
+      for (int k = 0; k < 4; ++k) {
+        const Shape& s = images.shapes[static_cast<size_t>(p.draw.sources[k])];
+        if (s[2] != channels) {
+          throw InvalidArgument(spec().Describe() + ": sample " + std::to_string(i) + ": its mosaic takes sample " +
+                                std::to_string(p.draw.sources[k]) + " with " + std::to_string(s[2]) +
+                                " channels, sample " + std::to_string(i) + " has " + std::to_string(channels) +
+                                "; every image must have the same channel count");
+        }
+        h[k] = s[0];
+        w[k] = s[1];
+      }
+      p.desc.out_h = size_[0];
+      p.desc.out_w = size_[1];
+      p.desc.channels = channels;
+      PlaceTiles(p.draw, h, w, p.desc);
+      MakeFill(fill_, "fill_values", dtype_, channels, spec().Describe() + ": sample " + std::to_string(i), p.desc.fill,
+               &p.desc.fill_count);
+      MoveBoxes(boxes, labels, p);
+      out[0].shapes.push_back(Shape{size_[0], size_[1], channels});
+      out[1].shapes.push_back(Shape{static_cast<int64_t>(p.labels.size()), 4});
+      out[2].shapes.push_back(LabelShape(labels.shape(i), static_cast<int64_t>(p.labels.size())));
+    }
+    return out;
+  }
+
+  void RunCpu(Workspace& ws) override {
+    const TensorListCPU& images = ws.InputCpu(0);
+    TensorListCPU& out = ws.OutputCpu(0);
+    TensorListCPU& boxes = ws.OutputCpu(1);
+    TensorListCPU& labels = ws.OutputCpu(2);
+    ws.ParallelFor(images.num_samples(), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int s = static_cast<int>(i);
+        const Plan& p = plans_[static_cast<size_t>(s)];
+        MosaicDesc d = p.desc;
+        d.out = out.raw_sample(s);
+        for (int k = 0; k < 4; ++k) d.tiles[k].in = images.raw_sample(p.draw.sources[k]);
+        MosaicCpu(d, dtype_);
+        auto* dst = static_cast<float*>(boxes.raw_sample(s));
+        for (size_t b = 0; b < p.labels.size(); ++b) {
+          layout_.Write(p.boxes[b], dst + 4 * b);
+          WriteLabel(labels, s, static_cast<int64_t>(b), p.labels[b]);
+        }
+      }
+    });
+  }
+
+ private:
+  struct Plan {
+    MosaicDraw draw{};
+    MosaicDesc desc{};
+    std::vector<Box> boxes;      // kept, normalized to the canvas
+    std::vector<int64_t> labels;
+  };
+
+  // Tile k's boxes (clipped in their image first) onto the canvas; those left without area dropped.
+  void MoveBoxes(const TensorListCPU& boxes, const TensorListCPU& labels, Plan& p) const {
+    const double cw = static_cast<double>(p.desc.out_w), ch = static_cast<double>(p.desc.out_h);
+    for (int k = 0; k < 4; ++k) {
+      const int src = p.draw.sources[k];
+      const MosaicTile& t = p.desc.tiles[k];
+      const std::vector<Box> in = ReadClippedBoxes(boxes, src, layout_);
+      for (size_t b = 0; b < in.size(); ++b) {
+        const double w = static_cast<double>(t.w), h = static_cast<double>(t.h);
+        const Box moved = ClipBox(Box{(in[b].l * w + static_cast<double>(t.ox)) / cw,
+                                      (in[b].t * h + static_cast<double>(t.oy)) / ch,
+                                      (in[b].r * w + static_cast<double>(t.ox)) / cw,
+                                      (in[b].b * h + static_cast<double>(t.oy)) / ch});
+        if (!HasArea(moved)) continue;
+        p.boxes.push_back(moved);
+        p.labels.push_back(ReadLabel(labels, src, static_cast<int64_t>(b)));
+      }
+    }
+  }
+
+  std::vector<int64_t> size_;
+  std::vector<double> center_;
+  std::vector<double> fill_;
+  BoxLayout layout_;
+  DType dtype_ = DType::kUInt8;
+  std::vector<Plan> plans_;  // this batch's, from Setup
+};
+
+const OperatorRegistration<MosaicOp> kRegistration(kMosaicSchema);
+
+}  // namespace
+}  // namespace conveyor::ops
