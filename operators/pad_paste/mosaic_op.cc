@@ -8,6 +8,9 @@
 // | boxes   | float32                               | [N, 4]           | [K, 4] moved, clipped, kept |
 // | labels  | int32, int64                          | [N] or [N, 1]    | [K] or [K, 1], carried      |
 //
+// | draws   | (argument, per sample) int64 values [cy, cx, s0, s1, s2, s3]: another node's    |
+// |         | `draws` output, used instead of this node's own draws (a mask follows its image) |
+//
 // CPU only: the kept-box counts are output shapes, so they are found in Setup from the boxes' values
 // (docs: why there is no GPU backend yet).
 #include <cmath>
@@ -40,6 +43,15 @@ const OpSchema kMosaicSchema =
         .Arg<std::vector<double>>("fill_values", std::vector<double>{114.0},
                                   "Value of the canvas no image covers: one, or one per channel (YOLO's 114).")
         .Arg<bool>("ltrb", false, "Boxes are [left, top, right, bottom] (true) or [x, y, width, height] (false).")
+        .OptionalOutput("draws", "output_draws",
+                        "int32 [6] per sample: [cy, cx, s0, s1, s2, s3], the centre (pixels) and the samples of the "
+                        "four quadrants; feed it to another mosaic's draws (masks).")
+        .Arg<bool>("output_draws", false, "Add the output draws.")
+        .Arg<std::vector<int64_t>>("draws", std::vector<int64_t>{},
+                                   "[] (draw from this node's stream) or another mosaic's draws output, fed per sample "
+                                   "($name): [cy, cx, s0, s1, s2, s3] with 0 <= cy <= h, 0 <= cx <= w, samples in "
+                                   "[0, batch size).",
+                                   PerSample::kAllowed)
         .Backends({Device::kCpu});
 
 class MosaicOp final : public Operator {
@@ -49,7 +61,8 @@ class MosaicOp final : public Operator {
         size_(spec.Arg<std::vector<int64_t>>("size")),
         center_(spec.Arg<std::vector<double>>("center_range")),
         fill_(spec.Arg<std::vector<double>>("fill_values")),
-        layout_(BoxLayout::FromLtrb(spec.Arg<bool>("ltrb"))) {
+        layout_(BoxLayout::FromLtrb(spec.Arg<bool>("ltrb"))),
+        draws_slot_(spec.OutputSlot("draws")) {
     if (size_.size() != 2) {
       throw InvalidArgument(spec.Describe() + ": size must be [h, w], got " + std::to_string(size_.size()) + " values");
     }
@@ -72,9 +85,13 @@ class MosaicOp final : public Operator {
     dtype_ = images.dtype;
     plans_.assign(static_cast<size_t>(n), {});
     OutputDescs out = {{{}, images.dtype, "HWC"}, {{}, DType::kFloat32, boxes.layout()}, {{}, labels.dtype(), labels.layout()}};
+    if (draws_slot_ >= 0) out.push_back({std::vector<Shape>(static_cast<size_t>(n), Shape{6}), DType::kInt32, {}});
+    const SampleArg<std::vector<int64_t>> fed(ws, "draws");
     for (int i = 0; i < n; ++i) {
       Plan& p = plans_[static_cast<size_t>(i)];
-      p.draw = DrawMosaic(ws.Rng(i), i, n, size_[0], size_[1], center_[0], center_[1]);
+      const std::vector<int64_t>& given = fed(i);
+      p.draw = given.empty() ? DrawMosaic(ws.Rng(i), i, n, size_[0], size_[1], center_[0], center_[1])
+                             : FedDraw(given, i, n);
       int64_t h[4], w[4];
       const int64_t channels = images.shapes[static_cast<size_t>(i)][2];
       for (int k = 0; k < 4; ++k) {
@@ -120,6 +137,12 @@ class MosaicOp final : public Operator {
           layout_.Write(p.boxes[b], dst + 4 * b);
           WriteLabel(labels, s, static_cast<int64_t>(b), p.labels[b]);
         }
+        if (draws_slot_ >= 0) {
+          auto* d = static_cast<int32_t*>(ws.OutputCpu(draws_slot_).raw_sample(s));
+          d[0] = static_cast<int32_t>(p.draw.cy);
+          d[1] = static_cast<int32_t>(p.draw.cx);
+          for (int k = 0; k < 4; ++k) d[2 + k] = p.draw.sources[k];
+        }
       }
     });
   }
@@ -131,6 +154,29 @@ class MosaicOp final : public Operator {
     std::vector<Box> boxes;      // kept, normalized to the canvas
     std::vector<int64_t> labels;
   };
+
+  // Sample i's draw as fed through `draws`; checked, since it indexes the batch.
+  MosaicDraw FedDraw(const std::vector<int64_t>& v, int i, int n) const {
+    const std::string where = spec().Describe() + ": sample " + std::to_string(i) + ": draws";
+    if (v.size() != 6) {
+      throw InvalidArgument(where + " has " + std::to_string(v.size()) + " values, expected 6 ([cy, cx, s0, s1, s2, s3])");
+    }
+    if (v[0] < 0 || v[0] > size_[0] || v[1] < 0 || v[1] > size_[1]) {
+      throw InvalidArgument(where + ": centre (" + std::to_string(v[0]) + ", " + std::to_string(v[1]) +
+                            ") is outside the " + std::to_string(size_[0]) + " x " + std::to_string(size_[1]) + " canvas");
+    }
+    MosaicDraw d{};
+    d.cy = v[0];
+    d.cx = v[1];
+    for (int k = 0; k < 4; ++k) {
+      if (v[2 + static_cast<size_t>(k)] < 0 || v[2 + static_cast<size_t>(k)] >= n) {
+        throw InvalidArgument(where + "[" + std::to_string(2 + k) + "] = " + std::to_string(v[2 + static_cast<size_t>(k)]) +
+                              ": not a sample of this batch of " + std::to_string(n));
+      }
+      d.sources[k] = static_cast<int>(v[2 + static_cast<size_t>(k)]);
+    }
+    return d;
+  }
 
   // Tile k's boxes (clipped in their image first) onto the canvas; those left without area dropped.
   void MoveBoxes(const TensorListCPU& boxes, const TensorListCPU& labels, Plan& p) const {
@@ -156,6 +202,7 @@ class MosaicOp final : public Operator {
   std::vector<double> center_;
   std::vector<double> fill_;
   BoxLayout layout_;
+  int draws_slot_;  // -1 without output_draws
   DType dtype_ = DType::kUInt8;
   std::vector<Plan> plans_;  // this batch's, from Setup
 };

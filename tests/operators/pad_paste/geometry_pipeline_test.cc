@@ -63,5 +63,51 @@ TEST(GeometryPipeline, PasteSliceRoundTripPadAndMosaicOnTheCpu) {
   out.Release();
 }
 
+// A mask follows its image through mosaic in a pipeline: the image node's draws feed the mask node.
+TEST(GeometryPipeline, MaskMosaicFollowsTheImageMosaic) {
+  const char* yaml = R"(pipeline: {name: mosaic_masks, batch_size: 4, device: cpu, seed: 9, num_threads: 2, prefetch_depth: 1}
+ops:
+  - {op: external_source, name: src, args: {dtype: uint8, ndim: 3, layout: HWC}, outputs: [images]}
+  - {op: external_source, name: mask_src, args: {dtype: int32, ndim: 3, layout: HWC}, outputs: [masks]}
+  - {op: external_source, name: boxes_src, args: {dtype: float32, ndim: 2}, outputs: [boxes]}
+  - {op: external_source, name: labels_src, args: {dtype: int32, ndim: 1}, outputs: [labels]}
+  - {op: mosaic, name: mos, inputs: [images, boxes, labels], args: {size: [40, 40], output_draws: true},
+     outputs: [mosaic, mboxes, mlabels, draws]}
+  - {op: mosaic, name: mask_mos, inputs: [masks, boxes, labels], args: {size: [40, 40], fill_values: [0], draws: $draws},
+     outputs: [mask_mosaic, unused_boxes, unused_labels]}
+outputs: [mosaic, mask_mosaic]
+)";
+  std::vector<Shape> shapes, mask_shapes;
+  for (int s = 0; s < kBatch; ++s) {
+    const int h = RandomVector<int>(1, 5, 30)[0], w = RandomVector<int>(1, 5, 30)[0];
+    shapes.push_back(Shape{h, w, 1});
+    mask_shapes.push_back(Shape{h, w, 1});
+  }
+  const TensorListCPU images = RandomImages(shapes, DType::kUInt8);
+  TensorListCPU masks;
+  masks.Resize(mask_shapes, DType::kInt32);
+  masks.set_layout("HWC");
+  for (int s = 0; s < kBatch; ++s) {
+    for (int64_t i = 0; i < mask_shapes[static_cast<size_t>(s)].num_elements(); ++i) {
+      static_cast<int32_t*>(masks.raw_sample(s))[i] = 1 + At<uint8_t>(images, s, i);
+    }
+  }
+  Pipeline p = Pipeline::FromYaml(yaml, "", {.has_gpu = false});
+  p.Feed("src", images);
+  p.Feed("mask_src", masks);
+  p.Feed("boxes_src", MakeBatch<float>(std::vector<Shape>(kBatch, Shape{0, 4}), std::vector<std::vector<float>>(kBatch)));
+  p.Feed("labels_src", MakeBatch<int32_t>(std::vector<Shape>(kBatch, Shape{0}), std::vector<std::vector<int32_t>>(kBatch)));
+  p.Build();
+  PipelineOutputs out = p.Outputs();
+  for (int s = 0; s < kBatch; ++s) {
+    for (int64_t i = 0; i < 40 * 40; ++i) {
+      const int32_t m = At<int32_t>(out.Cpu(1), s, i);
+      const int v = At<uint8_t>(out.Cpu(0), s, i);
+      ASSERT_TRUE(m == 1 + v || (m == 0 && v == 114)) << "sample " << s << " pixel " << i;
+    }
+  }
+  out.Release();
+}
+
 }  // namespace
 }  // namespace conveyor::testing

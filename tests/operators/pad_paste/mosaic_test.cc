@@ -1,6 +1,6 @@
 // mosaic on the CPU: pixels and boxes against an independent reference that re-draws each sample's
-// centre and partners from its stream; masks through the same mosaic unchanged in value; the
-// box rule on a hand case; every error.
+// centre and partners from its stream; masks through the same mosaic unchanged in value (same stream,
+// and fed draws); the box rule on a hand case; every error.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -154,6 +154,82 @@ TEST(MosaicCpu, MaskGetsTheSameGeometryAsItsImage) {
       ASSERT_TRUE(m == 1000 * v + 7 || (m == 0 && v == 0)) << s << " " << i;
     }
   }
+}
+
+// A mask follows its image through a second node fed the first one's draws (any node name).
+TEST(MosaicCpu, MaskFollowsItsImageThroughFedDraws) {
+  const std::vector<Shape> shapes = RandomShapes(5, 30, 3);
+  std::vector<Shape> mask_shapes;
+  for (const Shape& s : shapes) mask_shapes.push_back(Shape{s[0], s[1], 1});
+  const TensorListCPU img = RandomImages(shapes, DType::kUInt8);
+  TensorListCPU mask;
+  mask.Resize(mask_shapes, DType::kInt32);
+  mask.set_layout("HWC");
+  for (int s = 0; s < 5; ++s) {
+    for (int64_t i = 0; i < mask_shapes[s].num_elements(); ++i) {
+      static_cast<int32_t*>(mask.raw_sample(s))[i] = 70000 + At<uint8_t>(img, s, 3 * i);
+    }
+  }
+  std::vector<std::vector<int32_t>> labels;
+  const TensorListCPU boxes = RandomBoxes(5, &labels);
+  OpHarness a(Mosaic(40, 36).AddOutput("draws").SetArg("output_draws", true), Device::kCpu, 5);
+  a.SetInput(0, img);
+  a.SetInput(1, boxes);
+  a.SetInput(2, Labels(labels));
+  a.set_seed(3);
+  a.Run();
+  const TensorListCPU draws = a.OutputToHost(3);
+  ASSERT_EQ(draws.shape(0), Shape{6});
+  OpHarness b(OpSpec("mosaic", "mask_mosaic").AddInput("m").AddInput("boxes").AddInput("labels").AddOutput("out")
+                  .AddOutput("ob").AddOutput("ol").SetArg("size", std::vector<int64_t>{40, 36})
+                  .SetArg("fill_values", std::vector<double>{0}).SetArgInput("draws", "d"),
+              Device::kCpu, 5);
+  b.SetInput(0, mask);
+  b.SetInput(1, boxes);
+  b.SetInput(2, Labels(labels));
+  b.SetArgInput("draws", draws);
+  b.set_seed(99);  // a different stream: the fed draws decide
+  b.Run();
+  const TensorListCPU image_out = a.OutputToHost(0), mask_out = b.OutputToHost(0);
+  int64_t covered = 0;
+  for (int s = 0; s < 5; ++s) {
+    for (int64_t i = 0; i < 40 * 36; ++i) {
+      const int32_t m = At<int32_t>(mask_out, s, i);
+      const int v = At<uint8_t>(image_out, s, 3 * i);
+      ASSERT_TRUE(m == 70000 + v || (m == 0 && v == 114)) << "sample " << s << " pixel " << i << ": " << m << " " << v;
+      covered += m != 0;
+    }
+  }
+  EXPECT_GT(covered, 0);
+  for (int o = 1; o < 3; ++o) EXPECT_EQ(CompareExact(b.OutputToHost(o), a.OutputToHost(o)), "") << "output " << o;
+  // The draw is sample i's own when nothing is fed: quadrant 0 shows sample i.
+  for (int s = 0; s < 5; ++s) EXPECT_EQ(At<int32_t>(draws, s, 2), s);
+}
+
+TEST(MosaicCpu, FedDrawsAreChecked) {
+  const TensorListCPU img = RandomImages({{4, 4, 3}, {4, 4, 3}}, DType::kUInt8);
+  const TensorListCPU boxes = MakeBatch<float>({{0, 4}, {0, 4}}, {{}, {}});
+  const TensorListCPU labels = MakeBatch<int32_t>({{0}, {0}}, {{}, {}});
+  auto error = [&](const std::vector<std::vector<int32_t>>& d) -> std::string {
+    OpHarness h(Mosaic(4, 4).SetArgInput("draws", "d"), Device::kCpu, 2);
+    h.SetInput(0, img);
+    h.SetInput(1, boxes);
+    h.SetInput(2, labels);
+    std::vector<Shape> shapes;
+    for (const auto& v : d) shapes.push_back(Shape{static_cast<int64_t>(v.size())});
+    h.SetArgInput("draws", MakeBatch<int32_t>(shapes, d));
+    try {
+      h.Run();
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THAT(error({{1, 1, 0, 0, 0, 0}, {1, 1, 0, 1}}),
+              HasSubstr("op \"mosaic\" (m): sample 1: draws has 4 values, expected 6"));
+  EXPECT_THAT(error({{5, 1, 0, 0, 0, 0}, {1, 1, 0, 1, 1, 1}}), HasSubstr("sample 0: draws: centre (5, 1) is outside the 4 x 4 canvas"));
+  EXPECT_THAT(error({{1, 1, 0, 0, 0, 0}, {1, 1, 0, 2, 1, 1}}), HasSubstr("sample 1: draws[3] = 2: not a sample of this batch of 2"));
+  EXPECT_EQ(error({{1, 1, 0, 0, 0, 0}, {1, 1, 0, 1, 1, 1}}), "no error");
 }
 
 TEST(MosaicCpu, BoxesLeftWithoutAreaAreDropped) {

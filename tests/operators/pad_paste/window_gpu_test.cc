@@ -21,10 +21,12 @@ INSTANTIATE_TEST_SUITE_P(
     Slice, OperatorConformance,
     ::testing::Values(ConformanceCase{"cpu", Unary("slice", "s").SetArg("rel_start", std::vector<double>{0.5, 0.5}),
                                       Device::kCpu, DType::kUInt8, true, "HWC", 3},
+                      // A fixed 3x3 shape padded out of bounds: a zero-sized sample gives a padded 3x3
+                      // sample (DALI's semantics), not an empty one, so that case is off here.
                       ConformanceCase{"gpu_pad", Unary("slice", "s").SetArg("start", std::vector<double>{-1, -1})
                                                      .SetArg("shape", std::vector<double>{3, 3})
                                                      .SetArg("out_of_bounds_policy", "pad"),
-                                      Device::kGpu, DType::kUInt8, true, "HWC", 3}),
+                                      Device::kGpu, DType::kUInt8, true, "HWC", 3, 0, false}),
     CaseName);
 
 INSTANTIATE_TEST_SUITE_P(
