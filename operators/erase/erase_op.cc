@@ -13,8 +13,8 @@
 #include <cmath>
 #include <limits>
 
+#include "operators/image_common/sample_kernel_op.h"
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
 #include "operators/color/sample_checks.h"
 #include "operators/erase/erase.h"
 #include "operators/image_common/image_args.h"
@@ -44,10 +44,10 @@ const OpSchema kSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class EraseOp final : public Operator {
+class EraseOp final : public SampleKernelOp<EraseSample, EraseCpu, EraseGpu> {
  public:
   explicit EraseOp(const OpSpec& spec)
-      : Operator(spec),
+      : SampleKernelOp(spec),
         normalized_anchor_(spec.Arg<bool>("normalized_anchor") || spec.Arg<bool>("normalized")),
         normalized_shape_(spec.Arg<bool>("normalized_shape") || spec.Arg<bool>("normalized")),
         centered_(spec.Arg<bool>("centered_anchor")) {}
@@ -66,40 +66,6 @@ class EraseOp final : public Operator {
       FillValues(fill_arg(static_cast<int>(i)), static_cast<int>(i), s);
     }
     return {d};
-  }
-
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        EraseSample s = samples_[static_cast<size_t>(i)];
-        s.in = in.raw_sample(static_cast<int>(i));
-        s.out = out.raw_sample(static_cast<int>(i));
-        EraseCpu(s, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    EraseSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    const auto* descs = descs_.Upload(ws.slot(), ws.stream());  // every iteration, as Write (docs/executor.md)
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(in.dtype())) / n;
-    EraseGpu(descs, n, hint, in.dtype(), ws.stream());
   }
 
  private:
@@ -152,8 +118,6 @@ class EraseOp final : public Operator {
   }
 
   bool normalized_anchor_, normalized_shape_, centered_;
-  std::vector<EraseSample> samples_;
-  SlotDescriptors<EraseSample> descs_;
 };
 
 const OperatorRegistration<EraseOp> kRegistration(kSchema);

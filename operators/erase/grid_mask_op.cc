@@ -8,8 +8,8 @@
 // CPU and GPU bit-identical. GPU: one launch per batch, capturable.
 #include <cmath>
 
+#include "operators/image_common/sample_kernel_op.h"
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
 #include "operators/color/sample_checks.h"
 #include "operators/erase/grid_mask.h"
 #include "operators/image_common/image_args.h"
@@ -35,9 +35,9 @@ const OpSchema kSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class GridMaskOp final : public Operator {
+class GridMaskOp final : public SampleKernelOp<GridMaskSample, GridMaskCpu, GridMaskGpu> {
  public:
-  using Operator::Operator;
+  using SampleKernelOp::SampleKernelOp;
 
   OutputDescs Setup(const Workspace& ws) override {
     const TensorListDesc& d = ws.InputDesc(0);
@@ -63,44 +63,6 @@ class GridMaskOp final : public Operator {
     }
     return {d};
   }
-
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        GridMaskSample s = samples_[static_cast<size_t>(i)];
-        s.in = in.raw_sample(static_cast<int>(i));
-        s.out = out.raw_sample(static_cast<int>(i));
-        GridMaskCpu(s, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    GridMaskSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    const GridMaskSample* descs = descs_.Upload(ws.slot(), ws.stream());
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(in.dtype())) / n;
-    GridMaskGpu(descs, n, hint, in.dtype(), ws.stream());
-  }
-
- private:
-  std::vector<GridMaskSample> samples_;
-  SlotDescriptors<GridMaskSample> descs_;
 };
 
 const OperatorRegistration<GridMaskOp> kRegistration(kSchema);

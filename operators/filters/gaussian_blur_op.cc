@@ -10,8 +10,8 @@
 // CPU and GPU bit-identical. GPU: one launch per batch, capturable.
 #include <cmath>
 
+#include "operators/image_common/sample_kernel_op.h"
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
 #include "operators/color/sample_checks.h"
 #include "operators/filters/gaussian_blur.h"
 #include "operators/image_common/image_args.h"
@@ -34,9 +34,9 @@ const OpSchema kSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class GaussianBlurOp final : public Operator {
+class GaussianBlurOp final : public SampleKernelOp<BlurSample, GaussianBlurCpu, GaussianBlurGpu> {
  public:
-  using Operator::Operator;
+  using SampleKernelOp::SampleKernelOp;
 
   OutputDescs Setup(const Workspace& ws) override {
     const TensorListDesc& d = ws.InputDesc(0);
@@ -77,44 +77,6 @@ class GaussianBlurOp final : public Operator {
     }
     return {d};
   }
-
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        BlurSample s = samples_[static_cast<size_t>(i)];
-        s.in = in.raw_sample(static_cast<int>(i));
-        s.out = out.raw_sample(static_cast<int>(i));
-        GaussianBlurCpu(s, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    BlurSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    const auto* descs = descs_.Upload(ws.slot(), ws.stream());  // every iteration, as Write (docs/executor.md)
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(in.dtype())) / n;
-    GaussianBlurGpu(descs, n, hint, in.dtype(), ws.stream());
-  }
-
- private:
-  std::vector<BlurSample> samples_;
-  SlotDescriptors<BlurSample> descs_;
 };
 
 const OperatorRegistration<GaussianBlurOp> kRegistration(kSchema);

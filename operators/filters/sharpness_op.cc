@@ -6,8 +6,8 @@
 // | bfloat16, float32                   | dtype       |              |
 //
 // CPU and GPU bit-identical. GPU: one launch per batch, capturable.
+#include "operators/image_common/sample_kernel_op.h"
 #include "core/op/registry.h"
-#include "core/op/slot_descriptors.h"
 #include "operators/color/sample_checks.h"
 #include "operators/filters/sharpness.h"
 #include "operators/image_common/image_args.h"
@@ -28,9 +28,9 @@ const OpSchema kSchema =
         .Backends({Device::kCpu, Device::kGpu})
         .Capturable();
 
-class SharpnessOp final : public Operator {
+class SharpnessOp final : public SampleKernelOp<SharpnessSample, SharpnessCpu, SharpnessGpu> {
  public:
-  using Operator::Operator;
+  using SampleKernelOp::SampleKernelOp;
 
   OutputDescs Setup(const Workspace& ws) override {
     const TensorListDesc& d = ws.InputDesc(0);
@@ -47,44 +47,6 @@ class SharpnessOp final : public Operator {
     }
     return {d};
   }
-
-  void RunCpu(Workspace& ws) override {
-    const TensorListCPU& in = ws.InputCpu(0);
-    TensorListCPU& out = ws.OutputCpu(0);
-    ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        SharpnessSample s = samples_[static_cast<size_t>(i)];
-        s.in = in.raw_sample(static_cast<int>(i));
-        s.out = out.raw_sample(static_cast<int>(i));
-        SharpnessCpu(s, in.dtype());
-      }
-    });
-  }
-
-  void PrepareGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    SharpnessSample* d = descs_.Write(ws.slot(), static_cast<size_t>(out.num_samples()), ws.stream());
-    for (int i = 0; i < out.num_samples(); ++i) {
-      d[i] = samples_[static_cast<size_t>(i)];
-      d[i].in = in.raw_sample(i);
-      d[i].out = out.raw_sample(i);
-    }
-  }
-
-  void RunGpu(Workspace& ws) override {
-    const TensorListGPU& in = ws.InputGpu(0);
-    TensorListGPU& out = ws.OutputGpu(0);
-    const int n = out.num_samples();
-    const SharpnessSample* descs = descs_.Upload(ws.slot(), ws.stream());
-    if (n == 0) return;
-    const int64_t hint = static_cast<int64_t>(out.buffer().size() / DTypeSize(in.dtype())) / n;
-    SharpnessGpu(descs, n, hint, in.dtype(), ws.stream());
-  }
-
- private:
-  std::vector<SharpnessSample> samples_;
-  SlotDescriptors<SharpnessSample> descs_;
 };
 
 const OperatorRegistration<SharpnessOp> kRegistration(kSchema);
