@@ -9,8 +9,10 @@
 # |                       | run here, linked so the operators' static registrations resolve)        |
 # | output                | $FUZZ_BUILD_DIR (default /tmp/conveyor-fuzz): <target> binaries          |
 #
-# Incremental: an object is rebuilt when its source is newer (headers are not tracked: `FUZZ_CLEAN=1`
-# rebuilds everything). Usage: fuzz/build.sh [TARGET...]   (default: every fuzz/*_fuzz.cc)
+# Incremental: an object is rebuilt when its source is newer; headers are not tracked one by one,
+# so any change to a header of the tree (or to this script) drops every object (a stale object built
+# against an older class layout breaks the link silently: ASan then reports overflows in static
+# initialisers). `FUZZ_CLEAN=1` rebuilds everything. Usage: fuzz/build.sh [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BAZEL=${BAZEL:-bazel}
@@ -19,6 +21,11 @@ OUT=${FUZZ_BUILD_DIR:-/tmp/conveyor-fuzz}
 CUDA=${CUDA_PATH:-/usr/local/cuda}
 [ "${FUZZ_CLEAN:-0}" = 1 ] && rm -rf "$OUT"
 mkdir -p "$OUT/obj"
+stamp=$( (cat "$0"; find core operators fuzz -name '*.h' -o -name '*.cuh' | sort | xargs cat) | sha256sum | cut -c1-16)
+if [ "$(cat "$OUT/headers.stamp" 2>/dev/null)" != "$stamp" ]; then
+  rm -rf "$OUT/obj" && mkdir -p "$OUT/obj"
+  echo "$stamp" > "$OUT/headers.stamp"
+fi
 SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 # $OUT/gen: C++ generated from the .proto files the libraries hold (protoc, as their Bazel genrules).
 FLAGS=(-std=c++20 -I. -I"$OUT/gen" -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
