@@ -43,8 +43,9 @@ bench() {
   local name=$1 set=$2; shift 2
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$RAW/mem.$name" &
   local smi=$!
-  env "$@" LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
-    CONVEYOR_BENCH_THREADS=8 CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$WORK/data/$set" timeout 120 \
+  # The run's own settings come last: env keeps the last value of a variable.
+  env LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
+    CONVEYOR_BENCH_THREADS=8 CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$WORK/data/$set" "$@" timeout 120 \
     "$CONVEYOR_BIN" bench "$SUITE/pipelines/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5 \
     > "$RAW/$name.json" 2> "$RAW/$name.err"
   local rc=$?

@@ -17,6 +17,8 @@ PACKAGES=(
   python3-protobuf                                   #   its tests encode Examples with protobuf's Python runtime
   libcurl4-openssl-dev                               # shards and files over HTTP(S)
   nlohmann-json3-dev                                 # readers.coco: COCO JSON (header-only)
+  libavformat-dev libavcodec-dev libavutil-dev       # video: demux (libavformat), CPU decode (libavcodec)
+  libswscale-dev libffmpeg-nvenc-dev                 #   colour conversion; NVDEC headers + loader
   clang-14 libclang-rt-14-dev                        # fuzz/ (libFuzzer + ASan/UBSan runtimes)
 )
 missing=()

@@ -31,7 +31,8 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
     case DecodePaths::kAuto: break;
   }
   if (f.progressive) {  // the engines take baseline only
-    r.first = c.progressive == ProgressiveRoute::kCpu ? DecodePath::kCpu : DecodePath::kCuda;
+    const bool cpu = c.progressive == ProgressiveRoute::kCpu || f.pixels <= c.progressive_cpu_pixels;
+    r.first = cpu ? DecodePath::kCpu : DecodePath::kCuda;
     return r;
   }
   if (!c.engines) {

@@ -7,7 +7,8 @@
 // | image                                  | route                                               |
 // |----------------------------------------|-----------------------------------------------------|
 // | not JPEG (PNG), arithmetic-coded, empty| CPU (decode, then upload)                           |
-// | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU |
+// | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU;|
+// |                                        | up to progressive_cpu_pixels: CPU                   |
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
 // | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: the engines in calls of their|
 // |                                        | own, one per subsampling (default), or CUDA backend |
@@ -65,6 +66,8 @@ struct RouterConfig {
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
   OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
   int64_t large_pixels = 4'000'000;  // larger baseline images: the engines' large group
+  // Progressive JPEGs up to this many pixels go to the CPU path whatever `progressive` says (0: none).
+  int64_t progressive_cpu_pixels = 0;
 };
 
 class DecodeRouter {

@@ -27,9 +27,10 @@ std::string DecodeTrace::Line() const {
     line << " [part " << p.part << ": " << p.images << " images " << p.start_ns / 1000 << "-" << p.end_ns / 1000
          << " us]";
   }
-  line << "; images (thread:start-end us [path, CUDA parse/wait/host/issue(transfer) us, allocator calls/us, gpu-huffman]):";
+  line << "; images (thread:start-end us [path kpixels subsampling p(rogressive), CUDA parse/wait/host/issue(transfer) us, allocator calls/us, gpu-huffman]):";
   for (const TracedImage& t : images_) {
-    line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000 << "[" << DecodePathName(t.path);
+    line << " " << t.thread << ":" << t.start_ns / 1000 << "-" << t.end_ns / 1000 << "[" << DecodePathName(t.path) << " "
+         << t.pixels / 1000 << "k " << ChromaSubsamplingName(t.subsampling) << (t.progressive ? " p" : "");
     if (t.path == DecodePath::kCuda) {
       line << " " << t.parse_ns / 1000 << "/" << t.wait_ns / 1000 << "/" << t.host_ns / 1000 << "/"
            << t.issue_ns / 1000 << "(" << t.transfer_ns / 1000 << ")";

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "operators/decoders/decode_route.h"
+#include "operators/decoders/image_info.h"
 
 namespace conveyor::ops {
 
@@ -25,6 +26,10 @@ struct TracedImage {
   // the image and the time inside them.
   int64_t transfer_ns = 0, alloc_calls = 0, alloc_ns = 0;
   bool gpu_huffman = false;  // nvJPEG's GPU-Huffman decoder (above hybrid_huffman_threshold)
+  // The image: its pixels, progressive or not, subsampling (what routing and the cost order saw).
+  int64_t pixels = 0;
+  bool progressive = false;
+  ChromaSubsampling subsampling = ChromaSubsampling::kNone;
 };
 
 class DecodeTrace {

@@ -63,6 +63,11 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int hybrid_kilopixels = static_cast<int>(o.hybrid_huffman_threshold / 1000);
   WholeNumber("CONVEYOR_JPEG_HYBRID_KPIXELS", 0, 1000000, hybrid_kilopixels);
   o.hybrid_huffman_threshold = int64_t{hybrid_kilopixels} * 1000;
+  Switch("CONVEYOR_JPEG_COSTLIEST_FIRST", "CPU/CUDA images in TBB chunks, list order",
+         "one queue, costliest first", o.host_costliest_first);
+  int progressive_cpu_kilopixels = static_cast<int>(o.progressive_cpu_pixels / 1000);
+  WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, progressive_cpu_kilopixels);
+  o.progressive_cpu_pixels = int64_t{progressive_cpu_kilopixels} * 1000;
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;

@@ -2,7 +2,9 @@
 // chains, join on ws.stream() (gpu_decoder.h has the phases and the contract).
 #include "operators/decoders/gpu_decoder.h"
 
+#include <algorithm>
 #include <functional>
+#include <numeric>
 #include <iostream>
 #include <mutex>
 
@@ -47,6 +49,27 @@ RouteFacts FactsOf(const GpuDecodeSample& s) {
   f.empty = s.roi.h == 0 || s.roi.w == 0;
   f.pixels = Pixels(s);
   return f;
+}
+
+// The order the host items are taken in (d.item_order: item k < cpu_n is the CPU list's k-th,
+// else the CUDA list's (k - cpu_n)-th): costliest first when host_costliest_first, else list
+// order. Cost: the whole image's pixels (both host paths decode the whole scan), times 3 for
+// progressive JPEGs and CPU decodes (measured ~3x per pixel against host-Huffman baseline).
+void OrderByCost(GpuDecoder::Impl& d, const std::vector<GpuDecodeSample>& samples, int64_t cpu_n) {
+  const int64_t items = cpu_n + static_cast<int64_t>(d.cuda_list.size());
+  d.item_order.resize(static_cast<size_t>(items));
+  std::iota(d.item_order.begin(), d.item_order.end(), int64_t{0});
+  if (!d.options.host_costliest_first) return;
+  d.item_cost.resize(static_cast<size_t>(items));
+  for (int64_t k = 0; k < items; ++k) {
+    const bool cpu = k < cpu_n;
+    const int i = cpu ? d.cpu_list[static_cast<size_t>(k)] : d.cuda_list[static_cast<size_t>(k - cpu_n)];
+    const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
+    d.item_cost[static_cast<size_t>(k)] = Pixels(smp) * (cpu || smp.progressive ? 3 : 1);
+  }
+  std::stable_sort(d.item_order.begin(), d.item_order.end(), [&](int64_t a, int64_t b) {
+    return d.item_cost[static_cast<size_t>(a)] > d.item_cost[static_cast<size_t>(b)];
+  });
 }
 
 }  // namespace
@@ -150,42 +173,71 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     if (first == parts - 1) return engines_part(first);
     ws.RunBeside([&] { engines_part(first); }, [&] { engines_from(first + 1); });
   };
+  // One CPU or CUDA-backend image (k < cpu_n: the CPU list's, else the CUDA list's).
+  auto host_item = [&](WorkerLease& lease, int64_t k) {
+    const auto t0 = Clock::now();
+    TracedImage traced;
+    if (k < cpu_n) {
+      traced.image = d.cpu_list[static_cast<size_t>(k)];
+      traced.path = DecodePath::kCpu;
+      d.cpu.Decode(s, CpuPath::kRouted, static_cast<size_t>(k), cpu_decode);
+      cpu_ns += NsSince(t0);
+    } else {
+      const int i = d.cuda_list[static_cast<size_t>(k - cpu_n)];
+      traced.image = i;
+      try {
+        d.cuda.Decode(lease.Get(), samples[static_cast<size_t>(i)], sample_where(i), cuda_times,
+                      trace ? &traced : nullptr);
+      } catch (const NvjpegError& e) {
+        // Refused, or damage nvJPEG found in the data: the CPU decodes it, or names the damage
+        // (a SampleError, which on_error: skip acts on).
+        if (!IsRefusal(e.status()) && !IsDamage(e.status())) throw;
+        cuda_refused[static_cast<size_t>(i)] = 1;
+      }
+      StoreMax(cuda_end_ns, NsSince(b_start));
+    }
+    if (trace) {
+      const GpuDecodeSample& smp = samples[static_cast<size_t>(traced.image)];
+      traced.pixels = Pixels(smp);
+      traced.progressive = smp.progressive;
+      traced.subsampling = smp.subsampling;
+      traced.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - b_start).count();
+      traced.end_ns = NsSince(b_start);
+      trace->AddImage(traced);
+    }
+  };
+  auto give_back = [&](WorkerLease& lease) {
+    if (CudaPath::Worker* w = lease.Release()) {
+      std::lock_guard<std::mutex> lock(used_mu);
+      used.push_back(w);
+    }
+  };
+  const int64_t items = cpu_n + cuda_n;
+  const int64_t lanes =
+      std::min<int64_t>(items, ws.thread_pool() != nullptr ? std::max(1, ws.thread_pool()->num_threads()) : 1);
+  OrderByCost(d, samples, cpu_n);
+  std::atomic<int64_t> next_item{0};
   auto host_items = [&] {
-    ws.ParallelFor(cpu_n + cuda_n, 1, [&](int64_t begin, int64_t end) {
+    if (!d.options.host_costliest_first) {  // TBB's chunks of the lists, in list order
+      ws.ParallelFor(items, 1, [&](int64_t begin, int64_t end) {
+        cuda::DeviceGuard chunk_guard(device);
+        WorkerLease lease(d.cuda, slot.start.get());  // a worker only when the chunk has CUDA images
+        for (int64_t k = begin; k < end; ++k) host_item(lease, k);
+        give_back(lease);
+      });
+      return;
+    }
+    // One queue, costliest first: each lane takes the next image until none is left.
+    ws.ParallelFor(lanes, 1, [&](int64_t, int64_t) {
       cuda::DeviceGuard chunk_guard(device);
-      WorkerLease lease(d.cuda, slot.start.get());  // a worker only when the chunk has CUDA images
-      for (int64_t k = begin; k < end; ++k) {
-        const auto t0 = Clock::now();
-        TracedImage traced;
-        if (k < cpu_n) {
-          traced.image = d.cpu_list[static_cast<size_t>(k)];
-          traced.path = DecodePath::kCpu;
-          d.cpu.Decode(s, CpuPath::kRouted, static_cast<size_t>(k), cpu_decode);
-          cpu_ns += NsSince(t0);
-        } else {
-          const int i = d.cuda_list[static_cast<size_t>(k - cpu_n)];
-          traced.image = i;
-          try {
-            d.cuda.Decode(lease.Get(), samples[static_cast<size_t>(i)], sample_where(i), cuda_times,
-                          trace ? &traced : nullptr);
-          } catch (const NvjpegError& e) {
-            // Refused, or damage nvJPEG found in the data: the CPU decodes it, or names the damage
-            // (a SampleError, which on_error: skip acts on).
-            if (!IsRefusal(e.status()) && !IsDamage(e.status())) throw;
-            cuda_refused[static_cast<size_t>(i)] = 1;
-          }
-          StoreMax(cuda_end_ns, NsSince(b_start));
-        }
-        if (trace) {
-          traced.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t0 - b_start).count();
-          traced.end_ns = NsSince(b_start);
-          trace->AddImage(traced);
-        }
+      WorkerLease lease(d.cuda, slot.start.get());
+      try {
+        for (int64_t q = next_item++; q < items; q = next_item++) host_item(lease, d.item_order[static_cast<size_t>(q)]);
+      } catch (...) {
+        next_item = items;  // the other lanes stop taking images
+        throw;
       }
-      if (CudaPath::Worker* w = lease.Release()) {
-        std::lock_guard<std::mutex> lock(used_mu);
-        used.push_back(w);
-      }
+      give_back(lease);
     });
   };
   if (parts > 0 && cpu_n + cuda_n > 0) {

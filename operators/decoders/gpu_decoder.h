@@ -61,6 +61,13 @@ struct GpuDecoderOptions {
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
   OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
   int64_t large_pixels = 4'000'000;  // baseline JPEGs above this: the engines' calls for large images
+  // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
+  // upload), whatever `progressive` says. 0: none.
+  int64_t progressive_cpu_pixels = 0;
+  // The CPU and CUDA-backend images of a call taken from one queue, costliest first (pixels,
+  // progressive ones weighted), so a large image never starts last on a thread that already
+  // decoded its share (longest-processing-time-first). false: TBB's chunks in list order.
+  bool host_costliest_first = true;
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;

@@ -46,6 +46,7 @@ struct GpuDecoder::Impl {
   std::vector<int> engine_groups[kEngineGroups];  // by EngineGroup
   std::vector<int64_t> balanced_pixels;
   std::vector<uint8_t> to_engines;
+  std::vector<int64_t> item_order, item_cost;  // the host items' order (gpu_decoder.cc, OrderByCost)
 
   void Init();
   void Unavailable(const std::string& why);

@@ -42,6 +42,7 @@ void GpuDecoder::Impl::Init() {
   route.progressive = options.progressive;
   route.other_chroma = options.other_chroma;
   route.large_pixels = options.large_pixels;
+  route.progressive_cpu_pixels = options.progressive_cpu_pixels;
   router = DecodeRouter(route);
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;

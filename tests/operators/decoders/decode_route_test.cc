@@ -62,6 +62,20 @@ TEST(DecodeRouter, ProgressiveGoesWhereTheOptionSaysNeverToTheEngines) {
   }
 }
 
+// progressive_cpu_pixels: small progressive images to the CPU path, larger ones where the option
+// says; baseline images never move.
+TEST(DecodeRouter, SmallProgressiveImagesGoToTheCpuBelowTheThreshold) {
+  RouterConfig c = Full();
+  c.progressive_cpu_pixels = 300'000;
+  const DecodeRouter r(c);
+  EXPECT_EQ(r.RouteOf(Jpeg(ChromaSubsampling::k420, true, 299'999)).first, DecodePath::kCpu);
+  EXPECT_EQ(r.RouteOf(Jpeg(ChromaSubsampling::k420, true, 300'000)).first, DecodePath::kCpu);
+  EXPECT_EQ(r.RouteOf(Jpeg(ChromaSubsampling::k444, true, 300'001)).first, DecodePath::kCuda);
+  EXPECT_EQ(r.RouteOf(Jpeg(ChromaSubsampling::k420, false, 100'000)).first, DecodePath::kEngines);
+  c.progressive_cpu_pixels = 0;  // the default: none
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, true, 1)).first, DecodePath::kCuda);
+}
+
 TEST(DecodeRouter, LargeBaselineImagesGetEnginesCallsOfTheirOwn) {
   RouterConfig c = Full();
   for (ChromaSubsampling s : {ChromaSubsampling::k420, ChromaSubsampling::k444, ChromaSubsampling::kGray}) {

@@ -153,7 +153,9 @@ TEST(OnError, SkipDropsFilesOverMaxPixels) {
       const Pixels p = DecodeOurs(bytes, ops::OutputColor::kRgb);
       if (p.height * p.width > max_pixels) expect.bad[name] = Damage::kNotAnImage;  // must not be delivered
     }
-    if (max_pixels > 0) ASSERT_GT(expect.bad.size(), 3u) << "some real files over the limit";
+    if (max_pixels > 0) {
+      ASSERT_GT(expect.bad.size(), 3u) << "some real files over the limit";
+    }
     ASSERT_LT(expect.bad.size(), ds.bytes.size()) << "some under it";
     Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 4, true, 2,
                                          max_pixels ? ", max_pixels: " + std::to_string(max_pixels) : ""));
@@ -265,10 +267,14 @@ TEST(OnError, SkipWhenTheDecodeRejectsEveryFileStopsSayingSo) {
   Pipeline p = Pipeline::FromYaml(Yaml(ds.root, "decoders.image", "skip", 4, false));
   p.Build();
   const std::string message = FirstError(p, 1);
-  EXPECT_THAT(message, HasSubstr("op \"readers.file\" (reader): skipped 9 files while filling one batch, more than "
-                                 "the dataset's 8: no file passes the check of op \"decoders.image\" (decode)"));
-  // Seven redone: with one file left unrejected the reader cannot fill a batch of 4 from 8 files.
-  EXPECT_EQ(p.counters().refilled_iterations, 7);
+  // The decode runs a batch's samples on several threads: each pass rejects every file that failed
+  // in it (one to four), so the reader passes the dataset's 8 with 9 to 12 skipped.
+  EXPECT_THAT(message, ::testing::ContainsRegex("op \"readers.file\" \\(reader\\): skipped (9|10|11|12) files while "
+                                                "filling one batch, more than the dataset's 8: no file passes the "
+                                                "check of op \"decoders.image\" \\(decode\\)"));
+  // At most seven redone (one rejection each); at least two (four at most per pass).
+  EXPECT_GE(p.counters().refilled_iterations, 2);
+  EXPECT_LE(p.counters().refilled_iterations, 7);
 }
 
 // Without skip the same file stops the pipeline naming it; nothing is redone.

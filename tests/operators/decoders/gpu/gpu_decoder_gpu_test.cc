@@ -191,11 +191,12 @@ TEST(GpuDecoder, TracePrintsTheAskedCallsOnly) {
   EXPECT_THAT(err, HasSubstr("decoder trace: call 21: engines "));
   EXPECT_THAT(err, ::testing::Not(HasSubstr("call 19:")));
   EXPECT_THAT(err, ::testing::Not(HasSubstr("call 22:")));
-  // Each engines' part, and each CUDA image: thread:start-end [path parse/wait/host/issue(transfer)
-  // and the allocator calls, if any].
+  // Each engines' part, and each CUDA image: thread:start-end [path kpixels subsampling (p),
+  // parse/wait/host/issue(transfer) and the allocator calls, if any].
   EXPECT_THAT(err, ::testing::ContainsRegex("\\[part 0: [0-9]+ images [0-9]+-[0-9]+ us\\]"));
   EXPECT_THAT(err, ::testing::ContainsRegex(
-                       "[0-9]+:[0-9]+-[0-9]+\\[CUDA backend [0-9]+/[0-9]+/[0-9]+/[0-9]+\\([0-9]+\\)( a[0-9]+/[0-9]+)?( gpu-huffman)?\\]"));
+                       "[0-9]+:[0-9]+-[0-9]+\\[CUDA backend [0-9]+k [0-9a-z:]+( p)? [0-9]+/[0-9]+/[0-9]+/[0-9]+\\([0-9]+\\)( "
+                       "a[0-9]+/[0-9]+)?( gpu-huffman)?\\]"));
 }
 
 // options.engines = false (CONVEYOR_JPEG_ENGINES=0 in the tools): no engines even where the GPU has

@@ -52,6 +52,8 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
        "expected 0 (only the 4:2:0 engines' call preallocates) or 1 (every engines' call does)"},
       {"CONVEYOR_JPEG_MEMORY_POOLS",
        "expected 0 (nvJPEG's default allocations on the engines' handles) or 1 (NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them)"},
+      {"CONVEYOR_JPEG_COSTLIEST_FIRST",
+       "expected 0 (CPU/CUDA images in TBB chunks, list order) or 1 (one queue, costliest first)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
@@ -83,6 +85,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
+      {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
       {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call or cuda", {"", "engines", "cpu"}},
       {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
   };
@@ -115,7 +118,13 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_TRACE_FROM", "90", 1);
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
+  setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
+  setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
   ApplyDecoderEnv(options);
+  unsetenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_COSTLIEST_FIRST");
+  EXPECT_EQ(options.progressive_cpu_pixels, 250'000);
+  EXPECT_FALSE(options.host_costliest_first);
   unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
   EXPECT_EQ(options.large_pixels, 1'500'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
