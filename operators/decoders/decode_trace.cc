@@ -14,9 +14,9 @@ void DecodeTrace::AddImage(TracedImage image) {
   images_.push_back(image);
 }
 
-void DecodeTrace::AddEngines(int part, int images, int64_t start_ns, int64_t end_ns) {
+void DecodeTrace::AddEngines(int part, int images, int64_t start_ns, int64_t end_ns, std::string calls) {
   std::lock_guard<std::mutex> lock(mu_);
-  parts_.push_back({part, images, start_ns, end_ns});
+  parts_.push_back({part, images, start_ns, end_ns, std::move(calls)});
 }
 
 std::string DecodeTrace::Line() const {
@@ -25,7 +25,7 @@ std::string DecodeTrace::Line() const {
   line << "conveyor: decoder trace: call " << call_ << ": engines";
   for (const Part& p : parts_) {
     line << " [part " << p.part << ": " << p.images << " images " << p.start_ns / 1000 << "-" << p.end_ns / 1000
-         << " us]";
+         << " us: " << p.calls << "]";
   }
   line << "; images (thread:start-end us [path kpixels subsampling p(rogressive), CUDA parse/wait/host/issue(transfer) us, allocator calls/us, gpu-huffman]):";
   for (const TracedImage& t : images_) {

@@ -36,7 +36,8 @@ class DecodeTrace {
  public:
   explicit DecodeTrace(int64_t call) : call_(call) {}
   void AddImage(TracedImage image);  // any thread; numbers the calling thread
-  void AddEngines(int part, int images, int64_t start_ns, int64_t end_ns);  // any thread
+  // `calls`: the part's host wait and each nvJPEG call (kind, images, pixels, host time).
+  void AddEngines(int part, int images, int64_t start_ns, int64_t end_ns, std::string calls);  // any thread
   std::string Line() const;          // the whole call, one line
 
  private:
@@ -47,6 +48,7 @@ class DecodeTrace {
   struct Part {
     int part, images;
     int64_t start_ns, end_ns;
+    std::string calls;
   };
   std::vector<Part> parts_;
 };

@@ -68,6 +68,12 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int progressive_cpu_kilopixels = static_cast<int>(o.progressive_cpu_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, progressive_cpu_kilopixels);
   o.progressive_cpu_pixels = int64_t{progressive_cpu_kilopixels} * 1000;
+  int image_kilopixels = static_cast<int>(o.engines_image_cost_px / 1000);
+  WholeNumber("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", 0, 100000, image_kilopixels);
+  o.engines_image_cost_px = int64_t{image_kilopixels} * 1000;
+  int call_kilopixels = static_cast<int>(o.engines_call_cost_px / 1000);
+  WholeNumber("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", 0, 1000000, call_kilopixels);
+  o.engines_call_cost_px = int64_t{call_kilopixels} * 1000;
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;

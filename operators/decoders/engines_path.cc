@@ -228,10 +228,14 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   const int last = slot.parts_used - 1;
   std::vector<double> load(static_cast<size_t>(slot.parts_used), 0);
   auto pixels = [&](int i) { return static_cast<double>(Pixels(samples[static_cast<size_t>(i)])); };
+  // A part's load: its images' pixels, plus a fixed cost per image and per nvJPEG call in pixels'
+  // worth (engines_image_cost_px, engines_call_cost_px; 0 by default: pixels alone).
   auto place = [&](int i, int p, int kind) {
-    slot.parts[static_cast<size_t>(p)].calls[kind].images.push_back(i);
+    std::vector<int>& images = slot.parts[static_cast<size_t>(p)].calls[kind].images;
+    if (images.empty()) load[static_cast<size_t>(p)] += static_cast<double>(options_.engines_call_cost_px);
+    images.push_back(i);
     slot.part_of[static_cast<size_t>(i)] = static_cast<uint8_t>(p);
-    load[static_cast<size_t>(p)] += pixels(i);
+    load[static_cast<size_t>(p)] += pixels(i) + static_cast<double>(options_.engines_image_cost_px);
   };
   // The large images on the first part; each other subsampling's call, largest first, on the part
   // least loaded so far (the last on a tie: it takes the 4:2:0 remainder least often).
@@ -257,7 +261,8 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   // The 4:2:0 images in contiguous runs, part p taking images until its load reaches an even share.
   double total = 0;
   for (double l : load) total += l;
-  for (int i : main) total += pixels(i);
+  for (int i : main) total += pixels(i) + static_cast<double>(options_.engines_image_cost_px);
+  if (!main.empty()) total += static_cast<double>(options_.engines_call_cost_px) * slot.parts_used;
   const double even = total / slot.parts_used;
   int p = 0;
   for (int i : main) {
@@ -422,7 +427,17 @@ void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& s
     if (!part.calls[group].images.empty()) Run(part, p, group, samples, stream, where);
   }
   part.end_pending_at_return = !part.Last()->end.Query();
-  if (trace != nullptr) trace->AddEngines(p, static_cast<int>(part.Images()), start_ns, NsSince(phase_start));
+  if (trace != nullptr) {
+    std::string calls = "wait " + std::to_string(static_cast<int64_t>(part.ready_wait_s * 1e6)) + " us;";
+    for (int group = 0; group < kCallKinds; ++group) {
+      const Call& c = part.calls[group];
+      if (c.images.empty()) continue;
+      calls += std::string(" ") + (group == kCall420 ? "4:2:0" : CallName(group) + 2) + " " +
+               std::to_string(c.images.size()) + " images " + std::to_string(c.pixels / 1000) + "k px " +
+               std::to_string(static_cast<int64_t>(c.host_s * 1e6)) + " us;";
+    }
+    trace->AddEngines(p, static_cast<int>(part.Images()), start_ns, NsSince(phase_start), calls);
+  }
 }
 
 void EnginesPath::End(int s, StreamView stream, GpuDecoderCounters& call) {

@@ -97,6 +97,9 @@ struct GpuDecoderOptions {
   // CUPTI trace, H200), and each free stalls every thread's CUDA calls while the device drains:
   // without the pipeline the realistic set ran 4.7% faster, its worst block 12% faster, in 1.3 GB less.
   bool engines_pipeline = false;
+  // The engines' parts are balanced by load: pixels, plus these pixels' worth per image and per
+  // nvJPEG call (measuring switches; 0: pixels alone).
+  int64_t engines_image_cost_px = 0, engines_call_cost_px = 0;
   int cuda_pinned_buffers = 2;  // per CUDA-backend worker, decoder kind and state, 2-16
   // Measuring switch: the CUDA backend's pinned requests rounded up to the largest so far, capped
   // at this many MiB (0: off; NvjpegAllocators::set_pinned_high_water_cap).

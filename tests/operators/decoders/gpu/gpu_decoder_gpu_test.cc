@@ -193,7 +193,8 @@ TEST(GpuDecoder, TracePrintsTheAskedCallsOnly) {
   EXPECT_THAT(err, ::testing::Not(HasSubstr("call 22:")));
   // Each engines' part, and each CUDA image: thread:start-end [path kpixels subsampling (p),
   // parse/wait/host/issue(transfer) and the allocator calls, if any].
-  EXPECT_THAT(err, ::testing::ContainsRegex("\\[part 0: [0-9]+ images [0-9]+-[0-9]+ us\\]"));
+  EXPECT_THAT(err, ::testing::ContainsRegex(
+                       "\\[part 0: [0-9]+ images [0-9]+-[0-9]+ us: wait [0-9]+ us;( [^;]+ [0-9]+ images [0-9]+k px [0-9]+ us;)+\\]"));
   EXPECT_THAT(err, ::testing::ContainsRegex(
                        "[0-9]+:[0-9]+-[0-9]+\\[CUDA backend [0-9]+k [0-9a-z:]+( p)? [0-9]+/[0-9]+/[0-9]+/[0-9]+\\([0-9]+\\)( "
                        "a[0-9]+/[0-9]+)?( gpu-huffman)?\\]"));

@@ -86,6 +86,8 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
       {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
+      {"CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "expected a whole number from 0 to 100000", {"-1", "100001", "x"}},
+      {"CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "1M"}},
       {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call or cuda", {"", "engines", "cpu"}},
       {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
   };
@@ -120,7 +122,13 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
+  setenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "120", 1);
+  setenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "3000", 1);
   ApplyDecoderEnv(options);
+  unsetenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS");
+  EXPECT_EQ(options.engines_image_cost_px, 120'000);
+  EXPECT_EQ(options.engines_call_cost_px, 3'000'000);
   unsetenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS");
   unsetenv("CONVEYOR_JPEG_COSTLIEST_FIRST");
   EXPECT_EQ(options.progressive_cpu_pixels, 250'000);
