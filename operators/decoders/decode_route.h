@@ -10,14 +10,14 @@
 // | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU;|
 // |                                        | up to progressive_cpu_pixels: CPU                   |
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
-// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: the engines in calls of their|
-// |                                        | own, one per subsampling (default), or CUDA backend |
+// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), or   |
+// |                                        | the engines in calls of their own, one per kind     |
 // | baseline, more than large_pixels       | engines, in calls of their own                      |
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
 // Chains: engines → CUDA backend → CPU (engines → CPU when only the engines may decode); CUDA
 // backend → CPU. Where nvJPEG or the engines are missing, their images take the next path.
-// Measurements behind the defaults (H100) are in docs/decoding.md, "Routing".
+// Measurements behind the defaults (H100, H200) are in docs/decoding.md, "Routing".
 #pragma once
 
 #include <cstdint>
@@ -64,7 +64,7 @@ struct RouterConfig {
   bool engines = false;  // hardware engines usable
   DecodePaths paths = DecodePaths::kAuto;
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
-  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
   int64_t large_pixels = 4'000'000;  // larger baseline images: the engines' large group
   // Progressive JPEGs up to this many pixels go to the CPU path whatever `progressive` says (0: none).
   int64_t progressive_cpu_pixels = 0;

@@ -59,7 +59,7 @@ struct GpuDecoderOptions {
   int device = -1;      // -1: the current device when the decoder is made
   // Routing (decode_route.h).
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
-  OtherChromaRoute other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
   int64_t large_pixels = 4'000'000;  // baseline JPEGs above this: the engines' calls for large images
   // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
   // upload), whatever `progressive` says. 0: none.

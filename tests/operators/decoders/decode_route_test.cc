@@ -37,13 +37,13 @@ TEST(DecodeRouter, OtherChromaGetsEnginesCallsOfItsOwnOrTheCudaBackend) {
   for (ChromaSubsampling s : {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::kGray,
                               ChromaSubsampling::k440, ChromaSubsampling::k411, ChromaSubsampling::kOther}) {
     RouterConfig c = Full();
-    Route r = DecodeRouter(c).RouteOf(Jpeg(s));  // the default: the engines' calls of their own
+    Route r = DecodeRouter(c).RouteOf(Jpeg(s));  // the default: the CUDA backend
+    EXPECT_EQ(r.first, DecodePath::kCuda) << ChromaSubsamplingName(s);
+    EXPECT_FALSE(r.balanced);
+    c.other_chroma = OtherChromaRoute::kEnginesOwnCall;
+    r = DecodeRouter(c).RouteOf(Jpeg(s));
     EXPECT_EQ(r.first, DecodePath::kEngines) << ChromaSubsamplingName(s);
     EXPECT_EQ(r.group, EngineGroup::kOther) << ChromaSubsamplingName(s);
-    EXPECT_FALSE(r.balanced);
-    c.other_chroma = OtherChromaRoute::kCuda;
-    r = DecodeRouter(c).RouteOf(Jpeg(s));
-    EXPECT_EQ(r.first, DecodePath::kCuda) << ChromaSubsamplingName(s);
     EXPECT_FALSE(r.balanced);
   }
 }

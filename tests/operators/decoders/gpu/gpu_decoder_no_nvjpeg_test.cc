@@ -112,7 +112,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   options.engine_threads = 3;
   setenv("CONVEYOR_JPEG_ENGINES", "0", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE", "cuda", 1);
-  setenv("CONVEYOR_JPEG_OTHER_CHROMA", "cuda", 1);
+  setenv("CONVEYOR_JPEG_OTHER_CHROMA", "engines_own_call", 1);
   setenv("CONVEYOR_JPEG_HW_LOAD", "0.75", 1);
   setenv("CONVEYOR_JPEG_CUDA_PINNED", "4", 1);
   setenv("CONVEYOR_JPEG_CUDA_STATES", "6", 1);
@@ -143,7 +143,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   }
   EXPECT_FALSE(options.engines);
   EXPECT_EQ(options.progressive, ProgressiveRoute::kCuda);
-  EXPECT_EQ(options.other_chroma, OtherChromaRoute::kCuda);
+  EXPECT_EQ(options.other_chroma, OtherChromaRoute::kEnginesOwnCall);
   EXPECT_DOUBLE_EQ(options.hw_load, 0.75);
   EXPECT_EQ(options.cuda_pinned_buffers, 4);
   EXPECT_EQ(options.cuda_states, 6);
