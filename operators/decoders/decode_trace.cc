@@ -22,7 +22,8 @@ void DecodeTrace::AddEngines(int part, int images, int64_t start_ns, int64_t end
 std::string DecodeTrace::Line() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::ostringstream line;
-  line << "conveyor: decoder trace: call " << call_ << ": engines";
+  line << "conveyor: decoder trace: call " << call_ << ": phase A " << phase_a_ns_ / 1000 << " us (route "
+       << route_ns_ / 1000 << ", engines' check " << check_ns_ / 1000 << "); engines";
   for (const Part& p : parts_) {
     line << " [part " << p.part << ": " << p.images << " images " << p.start_ns / 1000 << "-" << p.end_ns / 1000
          << " us: " << p.calls << "]";

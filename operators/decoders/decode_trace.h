@@ -38,10 +38,17 @@ class DecodeTrace {
   void AddImage(TracedImage image);  // any thread; numbers the calling thread
   // `calls`: the part's host wait and each nvJPEG call (kind, images, pixels, host time).
   void AddEngines(int part, int images, int64_t start_ns, int64_t end_ns, std::string calls);  // any thread
+  // Phase A: routing and the balance's split, the engines' support check, the whole phase.
+  void SetPhaseA(int64_t route_ns, int64_t check_ns, int64_t total_ns) {
+    route_ns_ = route_ns;
+    check_ns_ = check_ns;
+    phase_a_ns_ = total_ns;
+  }
   std::string Line() const;          // the whole call, one line
 
  private:
   int64_t call_;
+  int64_t route_ns_ = 0, check_ns_ = 0, phase_a_ns_ = 0;
   mutable std::mutex mu_;
   std::vector<std::thread::id> threads_;
   std::vector<TracedImage> images_;

@@ -128,10 +128,14 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   bool engines = false;
   for (const auto& group : d.engine_groups) engines |= !group.empty();
   int parts = 0;
+  const int64_t route_ns = NsSince(a_start);
+  int64_t check_ns = 0;
   if (engines) {
     d.engines.Begin(s, stream);
     d.engines.Assign(s, d.engine_groups, samples);
+    const auto check_start = Clock::now();
     d.engines.Check(s, samples, ws, sample_where, &d.refused);
+    check_ns = NsSince(check_start);
     parts = d.engines.parts_used(s);
     const DecodePath next = d.router.Next(DecodePath::kEngines);
     for (int i : d.refused) {
@@ -153,6 +157,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   if (d.options.trace_calls > 0 && call_index >= d.options.trace_from &&
       call_index < d.options.trace_from + d.options.trace_calls) {
     trace = std::make_unique<DecodeTrace>(call_index);
+    trace->SetPhaseA(route_ns, check_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(b_start - a_start).count());
   }
   d.cpu.Prepare(s, CpuPath::kRouted, d.cpu_list, samples, channels);
   const int64_t cpu_n = static_cast<int64_t>(d.cpu_list.size());
