@@ -22,6 +22,13 @@ std::string PerEntry(const OpSchema& schema, const std::string& quote) {
   return list.empty() ? "" : " (one per entry of " + quote + list + quote + ")";
 }
 
+// " (repeats: 1 to 64 inputs in all)" after the input a schema repeats.
+std::string Repeats(const OpSchema& schema, const InputSchema& in) {
+  if (!schema.repeats_last_input() || &in != &schema.inputs().back()) return "";
+  return " (repeats: " + std::to_string(schema.min_inputs()) + " to " + std::to_string(schema.max_inputs()) +
+         " inputs in all)";
+}
+
 // " (with polygon_masks: true)" after an optional output; `quote` wraps the argument.
 std::string EnabledBy(const OutputSchema& out, const std::string& quote) {
   return out.optional() ? " (with " + quote + out.enabled_by + ": true" + quote + ")" : "";
@@ -107,7 +114,8 @@ std::string CataloguePage(const OpRegistry::Entry& entry) {
   s << "\n  inputs:" << (schema.inputs().empty() ? " none" : "") << "\n";
   for (const InputSchema& in : schema.inputs()) {
     const std::string c = InputConstraints(in);
-    s << "    " << in.name << (c.empty() ? "" : " (" + c + ")") << (in.doc.empty() ? "" : ": " + in.doc) << "\n";
+    s << "    " << in.name << Repeats(schema, in) << (c.empty() ? "" : " (" + c + ")") << (in.doc.empty() ? "" : ": " + in.doc)
+      << "\n";
   }
   s << "  outputs:" << (schema.outputs().empty() ? " none" : "") << "\n";
   for (const OutputSchema& out : schema.outputs()) {
@@ -154,7 +162,8 @@ std::string CatalogueMarkdown(const OpRegistry& registry, const std::vector<std:
     if (!schema.inputs().empty()) {
       s << "| input | accepts | doc |\n| --- | --- | --- |\n";
       for (const InputSchema& in : schema.inputs()) {
-        s << "| `" << in.name << "` | " << Cell(InputConstraints(in)) << " | " << Cell(in.doc) << " |\n";
+        s << "| `" << in.name << "`" << Repeats(schema, in) << " | " << Cell(InputConstraints(in)) << " | " << Cell(in.doc)
+          << " |\n";
       }
       s << "\n";
     }

@@ -15,11 +15,13 @@ OpHarness::OpHarness(OpSpec spec, Device device, int batch_size, OpRegistry& reg
   spec_.set_device(device == Device::kGpu ? DeviceRequest::kGpu : DeviceRequest::kCpu);
   spec_.Validate();  // SpecError also when the op lacks `device`
   op_ = entry.factory(spec_);
-  inputs_.resize(entry.schema.inputs().size());
-  staged_.resize(entry.schema.inputs().size());
+  inputs_.resize(spec_.inputs().size());  // validated: the schema's count, or within its repeat range
+  staged_.resize(spec_.inputs().size());
   outputs_.resize(spec_.outputs().size());  // validated: the schema's count
   device_to_host_ = entry.schema.device_to_host();
-  for (const InputSchema& in : entry.schema.inputs()) host_placed_.push_back(in.placement == Placement::kHost);
+  for (size_t k = 0; k < spec_.inputs().size(); ++k) {
+    host_placed_.push_back(entry.schema.InputAt(k).placement == Placement::kHost);
+  }
   pool_ = std::make_unique<TbbThreadPool>(2);
 }
 

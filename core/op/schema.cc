@@ -93,6 +93,13 @@ OpSchema& OpSchema::Input(std::string name, std::vector<Layout> layouts, std::ve
   return *this;
 }
 
+OpSchema& OpSchema::RepeatLastInput(int min_count, int max_count) {
+  repeats_last_input_ = true;
+  min_inputs_ = min_count;
+  max_inputs_ = max_count;
+  return *this;
+}
+
 OpSchema& OpSchema::Output(std::string name, std::string doc) {
   outputs_.push_back({std::move(name), std::move(doc)});
   return *this;
@@ -209,6 +216,12 @@ void OpSchema::Validate() const {
     if (!seen.insert(kind + ":" + n).second) throw InvalidArgument(where + kind + " \"" + n + "\" declared twice");
   };
   for (const InputSchema& in : inputs_) check_name("input", in.name);
+  if (repeats_last_input_ &&
+      (inputs_.empty() || min_inputs_ < 1 || min_inputs_ > max_inputs_ || static_cast<size_t>(min_inputs_) < inputs_.size() - 1)) {
+    throw InvalidArgument(where + "RepeatLastInput(" + std::to_string(min_inputs_) + ", " + std::to_string(max_inputs_) +
+                          ") needs a declared input to repeat and 1 <= min <= max, min counting the " +
+                          std::to_string(inputs_.empty() ? 0 : inputs_.size() - 1) + " fixed inputs before it");
+  }
   for (const OutputSchema& out : outputs_) {
     check_name("output", out.name);
     if (!out.optional()) continue;
@@ -264,6 +277,9 @@ std::string OpSchema::Describe() const {
       for (DType d : in.dtypes) s << " " << DTypeName(d);
     }
     if (in.placement == Placement::kHost) s << " (host)";
+    if (repeats_last_input_ && &in == &inputs_.back()) {
+      s << " (repeats: " << min_inputs_ << " to " << max_inputs_ << " inputs in all)";
+    }
     if (!in.doc.empty()) s << " — " << in.doc;
     s << "\n";
   }

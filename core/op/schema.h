@@ -12,6 +12,7 @@
 // unique, defaults have their argument's type and lie in its range, at least one backend.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -83,6 +84,11 @@ class OpSchema {
   // a spec names the fixed outputs and the enabled optional ones, and an operator finds an
   // output's slot with OpSpec::OutputSlot. Validate() checks the argument is a plain bool.
   OpSchema& OptionalOutput(std::string name, std::string enabled_by, std::string doc = "");
+  // The input declared last repeats (DALI's cat, stack and arithmetic expressions): a spec gives
+  // `min_count` to `max_count` inputs in all, the fixed ones before it included, and input k at or
+  // past the last declared one takes its schema (InputAt). Validate() checks there is an input to
+  // repeat and that 1 <= min_count <= max_count and min_count >= the fixed inputs.
+  OpSchema& RepeatLastInput(int min_count, int max_count);
   // The one declared output repeats once per entry of list argument `list_arg` (a reader's
   // `features` or `ext`): a spec names as many outputs as that list (set or default) has entries,
   // and the operator fills them in the list's order. Validate() checks the argument is a list.
@@ -115,6 +121,12 @@ class OpSchema {
   const std::string& name() const { return name_; }
   const std::string& doc() const { return doc_; }
   const std::vector<InputSchema>& inputs() const { return inputs_; }
+  // How many inputs a spec may give: inputs().size() both, unless the last input repeats.
+  size_t min_inputs() const { return repeats_last_input_ ? static_cast<size_t>(min_inputs_) : inputs_.size(); }
+  size_t max_inputs() const { return repeats_last_input_ ? static_cast<size_t>(max_inputs_) : inputs_.size(); }
+  bool repeats_last_input() const { return repeats_last_input_; }
+  // The schema of a spec's input k (the last declared one for k beyond it).
+  const InputSchema& InputAt(size_t k) const { return inputs_.at(std::min(k, inputs_.size() - 1)); }
   // Every declared output, optional ones included, in declaration order.
   const std::vector<OutputSchema>& outputs() const { return outputs_; }
   bool has_optional_outputs() const;
@@ -144,6 +156,9 @@ class OpSchema {
   std::string name_;
   std::string doc_;
   std::vector<InputSchema> inputs_;
+  bool repeats_last_input_ = false;
+  int min_inputs_ = 0;
+  int max_inputs_ = 0;
   std::vector<OutputSchema> outputs_;
   std::string output_per_entry_of_;
   std::vector<ArgSchema> args_;

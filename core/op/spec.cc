@@ -154,10 +154,15 @@ void OpSpec::Validate() const {
   };
   if (device_ == DeviceRequest::kCpu) check_device(Device::kCpu);
   if (device_ == DeviceRequest::kGpu) check_device(Device::kGpu);
-  if (inputs_.size() != s.inputs().size()) {
+  if (!s.repeats_last_input() && inputs_.size() != s.inputs().size()) {
     throw SpecError(*this, "inputs",
                     "expected " + Plural(s.inputs().size(), "input") + NameList(s.inputs()) + ", got " +
                         std::to_string(inputs_.size()));
+  }
+  if (s.repeats_last_input() && (inputs_.size() < s.min_inputs() || inputs_.size() > s.max_inputs())) {
+    throw SpecError(*this, "inputs",
+                    "expected " + std::to_string(s.min_inputs()) + " to " + std::to_string(s.max_inputs()) +
+                        " inputs (" + s.inputs().back().name + " repeats), got " + std::to_string(inputs_.size()));
   }
   const bool fixed_outputs = s.output_per_entry_of().empty() && !s.has_optional_outputs();
   if (fixed_outputs && outputs_.size() != s.outputs().size()) {

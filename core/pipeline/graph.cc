@@ -222,7 +222,7 @@ Graph Graph::Build(const PipelineSpec& spec, const GraphOptions& options) {
     for (size_t k = 0; k < op.inputs().size(); ++k) {
       const std::string field = "inputs." + std::to_string(k);
       GraphEdge e = resolve(op.inputs()[k], field, "input");
-      const bool host = node.schema().inputs()[k].placement == Placement::kHost;
+      const bool host = node.schema().InputAt(k).placement == Placement::kHost;
       e.wanted = node.device == Device::kGpu && !host ? Device::kGpu : Device::kCpu;
       if (e.data_device == Device::kGpu && e.wanted == Device::kCpu) {
         const OpSpec& from = spec.ops[static_cast<size_t>(e.producer)];

@@ -49,6 +49,32 @@ TEST(OpSchema, ValidatesItself) {
   EXPECT_THAT(ErrorOf<InvalidArgument>([] { OpSchema("x").Range(0, 1); }), HasSubstr("Range must follow an Arg"));
 }
 
+// A repeated last input: the schema checks its range; a spec's count outside it is refused naming
+// the range, the repeating input and the count.
+TEST(OpSchema, RepeatLastInputRangeIsChecked) {
+  EXPECT_THAT(ErrorOf<InvalidArgument>([] { OpSchema("x").RepeatLastInput(1, 4).Backends({Device::kCpu}).Validate(); }),
+              HasSubstr("RepeatLastInput(1, 4) needs a declared input to repeat"));
+  EXPECT_THAT(ErrorOf<InvalidArgument>([] {
+                OpSchema("x").Input("a").RepeatLastInput(3, 2).Backends({Device::kCpu}).Validate();
+              }),
+              HasSubstr("1 <= min <= max"));
+  EXPECT_THAT(ErrorOf<InvalidArgument>([] {
+                OpSchema("x").Input("a").Input("b").Input("c").RepeatLastInput(1, 8).Backends({Device::kCpu}).Validate();
+              }),
+              HasSubstr("min counting the 2 fixed inputs before it"));
+  const OpSchema ok = OpSchema("x").Input("a").Input("b").RepeatLastInput(2, 5);
+  EXPECT_EQ(ok.min_inputs(), 2u);
+  EXPECT_EQ(ok.max_inputs(), 5u);
+  EXPECT_EQ(&ok.InputAt(4), &ok.inputs().back());
+  OpSpec none("cat", "c");
+  none.AddOutput("y");
+  EXPECT_THAT(ErrorOf<SpecError>([&] { none.Validate(); }),
+              HasSubstr("expected 1 to 64 inputs (input repeats), got 0"));
+  OpSpec three("cat", "c");
+  three.AddInput("a").AddInput("b").AddInput("d").AddOutput("y");
+  EXPECT_NO_THROW(three.Validate());
+}
+
 TEST(ArgValue, TypesAndYaml) {
   EXPECT_EQ(ArgValue(3).type(), ArgType::kInt);
   EXPECT_EQ(ArgValue(0.5f).type(), ArgType::kFloat);

@@ -26,6 +26,7 @@ inline TensorListCPU RandomBatch(const std::vector<Shape>& shapes, DType dtype, 
   list.set_layout(std::move(layout));
   for (int s = 0; s < list.num_samples(); ++s) {
     const size_t n = static_cast<size_t>(list.shape(s).num_elements());
+    if (n == 0) continue;  // memcpy from an empty vector's null data(): UBSan
     void* dst = list.raw_sample(s);
     if (dtype == DType::kUInt8) {
       auto v = RandomVector<uint8_t>(n, 0, 255);
