@@ -29,7 +29,7 @@ fi
 SAN=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1)
 # $OUT/gen: C++ generated from the .proto files the libraries hold (protoc, as their Bazel genrules).
 FLAGS=(-std=c++20 -I. -I"$OUT/gen" -isystem "$CUDA/include" -Wno-unused-command-line-argument -DCONVEYOR_FUZZING)
-LIBS=(//operators:all_operators //core/pipeline:spec //core/interop)
+LIBS=(//operators:all_operators //core/pipeline:spec //core/interop //operators/video:video_core)
 
 # FUZZ_REUSE_SOURCES=1 skips the Bazel query and archive build (a busy shared Bazel server) and
 # reuses the last lists written below.
@@ -80,7 +80,7 @@ for t in "${targets[@]}"; do
   echo "  LINK $t"
   $CXX "${FLAGS[@]}" "${SAN[@]}" -fsanitize=fuzzer "fuzz/$t.cc" "${objs[@]}" \
       -Wl,--start-group "${archives[@]}" -Wl,--end-group \
-      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -lprotobuf-lite -larchive -lcurl -ldl -lrt -lpthread \
+      -L"$CUDA/lib64" -lcudart_static -lyaml-cpp -ltbb -lturbojpeg -ljpeg -lpng16 -ltiff -lwebp -lwebpdemux -lexif -lopenjp2 -lnetpbm -lstb -lprotobuf-lite -larchive -lcurl -lavformat -lavcodec -lswscale -lavutil -ldl -lrt -lpthread \
       -o "$OUT/$t"
 done
 echo "fuzz/build.sh: ${#targets[@]} targets in $OUT"

@@ -33,6 +33,10 @@ struct VideoStreamInfo {
   int time_base_num = 1, time_base_den = 1;  // pts unit, seconds = pts * num / den
   double avg_fps = 0;         // container's average frame rate (0: unknown)
   std::vector<uint8_t> extradata;
+  // H.264 / HEVC: the parameter sets (VPS/SPS/PPS) as Annex B NAL units, the bitstream filter's
+  // extradata. Packets carry them in band before IDR frames only: a decoder starting at a non-IDR
+  // keyframe (open GOP, after a seek) must be fed these first. Empty for other codecs.
+  std::vector<uint8_t> annexb_headers;
 };
 
 // One encoded access unit (a frame's bytes) in decode order. `data` stays valid until the next
@@ -43,6 +47,8 @@ struct VideoPacket {
   int64_t pts = 0;   // presentation time stamp, stream time base (INT64_MIN: none)
   int64_t dts = 0;   // decode time stamp (INT64_MIN: none)
   bool keyframe = false;
+  // Decode it (later frames may reference it) but show nothing of it: an edit list cut it (MP4).
+  bool discard = false;
 };
 
 }  // namespace conveyor::ops::video
