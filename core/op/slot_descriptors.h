@@ -62,6 +62,11 @@ class SlotDescriptors {
     return static_cast<const T*>(s.device.device_ptr());
   }
 
+  // Upload, for kernels that complete the array on the device before others read it (a value only
+  // the GPU knows, as auto_augment's contrast centre): the copy is fresh every iteration (or, with
+  // an arena, at the captured graph's head), so device writes never outlive the iteration.
+  T* UploadMutable(int slot, StreamView stream) { return const_cast<T*>(Upload(slot, stream)); }
+
   // The device address of the slot's pinned array (zero-copy reads over the bus).
   const T* Mapped(int slot) {
     Slot& s = At(slot);
