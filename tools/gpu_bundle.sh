@@ -4,19 +4,26 @@
 #
 #   tools/gpu_bundle.sh              # build + pack
 #   BUNDLE_TESTS='decoders|pipelines' tools/gpu_bundle.sh   # only the test binaries matching the regex
+#   BUNDLE_ONLY_TESTS=1   pack only the selected test binaries and their shared libraries (no
+#                         benchmarks, CLI, wheel, Python tests, pipelines, suite): e.g. the video
+#                         tests with Debian's FFmpeg libraries fit a device call's 64 MiB
+#   BUNDLE_TARGETS=//tests/operators/video/...   build and query this Bazel pattern instead of //...
+#                         (with BUNDLE_ONLY_TESTS=1: a half-written file elsewhere cannot stop it)
 #   then on the GPU machine:  tar xJf .gpu_bundle/bundle.tar.xz && .bundle/run.sh [--sanitize] [--bench] [--python]   (logs to $OUT or ./out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUNDLE=.bundle
 BAZEL=${BAZEL:-bazel}
 
-$BAZEL build //... >/dev/null
+TARGETS=${BUNDLE_TARGETS:-//...}
+ONLY_TESTS=${BUNDLE_ONLY_TESTS:-0}
+$BAZEL build "$TARGETS" >/dev/null
 rm -rf "$BUNDLE"
 mkdir -p "$BUNDLE/tests" "$BUNDLE/bench" "$BUNDLE/lib" "$BUNDLE/python"
 
 bin=$($BAZEL info bazel-bin 2>/dev/null)
 libs=()
-for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
+for target in $($BAZEL query "kind(\"cc_test\", $TARGETS)" 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
   name=${rel//\//__}
   # The runfiles tree holds the binary and its data (YAML files, plugin .so files) at the paths the
@@ -27,10 +34,11 @@ for target in $($BAZEL query 'kind("cc_test", //...)' 2>/dev/null | grep -E "${B
   libs+=("$bin/$rel")
 done
 # The binaries with GPU tests (tag gpu), for run.sh --gpu-only (the sanitizer sweeps).
-for target in $($BAZEL query 'attr(tags, "gpu", kind("cc_test", //...))' 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
+for target in $($BAZEL query "attr(tags, \"gpu\", kind(\"cc_test\", $TARGETS))" 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
   echo "${rel//\//__}" >> "$BUNDLE/tests/gpu_index"
 done
+if [ "$ONLY_TESTS" != 1 ]; then
 for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))' 2>/dev/null); do
   rel=${target#//}; rel=${rel/://}
   cp -L "$bin/$rel" "$BUNDLE/bench/"
@@ -53,6 +61,7 @@ mkdir -p "$BUNDLE/distributed" && cp tests/distributed/*.py tests/distributed/*.
 if [ -d bench ]; then mkdir -p "$BUNDLE/peers" && find bench -maxdepth 1 -name '*.py' ! -name make_results.py ! -name 'results_*.py' -exec cp {} "$BUNDLE/peers/" \;; fi
 # The end-to-end suite (issue 13): there, bash .bundle/suite/run_all.sh (bench/README.md).
 if [ -d bench ]; then mkdir -p "$BUNDLE/suite" && cp -r bench/. "$BUNDLE/suite/" && find "$BUNDLE/suite" -name __pycache__ -prune -exec rm -rf {} +; fi
+fi
 git describe --always --dirty > "$BUNDLE/commit" 2>/dev/null || true
 
 # Shared libraries from Debian that the GPU machine lacks (TBB, yaml-cpp 0.7, libjpeg-turbo, ...).

@@ -11,8 +11,11 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/memory/buffer.h"
+#include "core/tensor/copy.h"
 #include "operators/readers/dataset.h"
 #include "operators/readers/io/byte_source.h"
+#include "operators/video/nvdec/gpu_clip_decoder.h"
 
 namespace conveyor::ops::video {
 namespace {
@@ -60,8 +63,7 @@ VideoReaderOp::VideoReaderOp(const OpSpec& spec)
   std::map<int64_t, std::shared_ptr<const ClipIndex>> index_of;
   for (const ClipList::File& f : clips_.files()) index_of[path_ids_[static_cast<size_t>(f.entry)]] = f.index;
   pool_ = std::make_unique<DecoderPool>(spec.Arg<int64_t>("max_open_files"), [this, index_of](int64_t path_id) {
-    const std::shared_ptr<const ClipIndex>& index = index_of.at(path_id);
-    return OpenCpuClipDecoder(OpenByteSource(index->name), index, limits_, cpu_options_);
+    return OpenDecoder(index_of.at(path_id));
   });
 }
 
@@ -198,19 +200,45 @@ std::string VideoReaderOp::SampleWhere(int sample, int n, int64_t clip) const {
          (params_.stride > 1 ? " at stride " + std::to_string(params_.stride) : "") + ")";
 }
 
-void VideoReaderOp::DecodeSample(Workspace& ws, int i) {
+std::unique_ptr<ClipDecoder> VideoReaderOp::OpenDecoder(const std::shared_ptr<const ClipIndex>& index) {
+  if (!gpu_.load()) return OpenCpuClipDecoder(OpenByteSource(index->name), index, limits_, cpu_options_);
+  GpuClipDecoder opened = OpenGpuClipDecoder(OpenByteSource(index->name), index, limits_, cpu_options_, nvdec_options_);
+  if (!opened.nvdec) {
+    ++fallback_files_;
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    if (fallback_reason_.empty()) {
+      fallback_reason_ = opened.fallback;
+      std::fprintf(stderr,
+                   "%s: NVDEC not used for \"%s\": %s; decoding on the CPU and uploading (said once; counted per "
+                   "file)\n",
+                   where_.c_str(), index->name.c_str(), opened.fallback.c_str());
+    }
+  }
+  return std::move(opened.decoder);
+}
+
+std::string VideoReaderOp::nvdec_fallback_reason() const {
+  std::lock_guard<std::mutex> lock(gpu_mutex_);
+  return fallback_reason_;
+}
+
+void VideoReaderOp::DecodeSample(int i, const std::function<TensorListCPU&(int)>& small,
+                                 const std::function<uint8_t*(bool)>& video) {
   const ClipList::Clip clip = clips_.At(batch_[static_cast<size_t>(i)]);
   const int64_t id = path_ids_[static_cast<size_t>(clip.file->entry)];
   const std::vector<int64_t> frames = clips_.Frames(clip.start);
-  *static_cast<int32_t*>(ws.OutputCpu(1).raw_sample(i)) = entries_[static_cast<size_t>(clip.file->entry)].label;
-  if (slot_frame_num_ >= 0) *static_cast<int32_t*>(ws.OutputCpu(slot_frame_num_).raw_sample(i)) = static_cast<int32_t>(clip.start);
+  *static_cast<int32_t*>(small(1).raw_sample(i)) = entries_[static_cast<size_t>(clip.file->entry)].label;
+  if (slot_frame_num_ >= 0) *static_cast<int32_t*>(small(slot_frame_num_).raw_sample(i)) = static_cast<int32_t>(clip.start);
   if (slot_timestamps_ >= 0) {
-    auto* t = static_cast<float*>(ws.OutputCpu(slot_timestamps_).raw_sample(i));
+    auto* t = static_cast<float*>(small(slot_timestamps_).raw_sample(i));
     for (size_t k = 0; k < frames.size(); ++k) t[k] = static_cast<float>(clip.file->index->Seconds(frames[k]));
   }
   DecoderPool::Lease decoder = pool_->Acquire(id);
   try {
-    decoder->Decode(frames, static_cast<uint8_t*>(ws.OutputCpu(0).raw_sample(i)));
+    const bool gpu = gpu_.load();
+    const bool nvdec = gpu && IsNvdec(*decoder);
+    if (gpu) ++(nvdec ? nvdec_clips_ : fallback_clips_);
+    decoder->Decode(frames, video(nvdec));
   } catch (...) {
     decoder.Drop();  // it may stand anywhere: the next clip of the file opens a fresh one
     throw;
@@ -218,16 +246,79 @@ void VideoReaderOp::DecodeSample(Workspace& ws, int i) {
 }
 
 void VideoReaderOp::RunCpu(Workspace& ws) {
+  DecodeBatch(ws, [&](int i) {
+    DecodeSample(
+        i, [&](int o) -> TensorListCPU& { return ws.OutputCpu(o); },
+        [&](bool) { return static_cast<uint8_t*>(ws.OutputCpu(0).raw_sample(i)); });
+  });
+}
+
+// The same clips as RunCpu; NVDEC decoders write into the device output on ws.stream(), CPU
+// fallbacks into the slot's pinned staging (uploaded after). The small outputs are written on the
+// host (pinned, per slot) and copied.
+void VideoReaderOp::RunGpu(Workspace& ws) {
+  gpu_.store(true);
+  const StreamView stream = ws.stream();
+  nvdec_options_.stream->stream.store(static_cast<void*>(stream.get()));
+  TensorListGPU& video = ws.OutputGpu(0);
+  std::vector<TensorListCPU>* small = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    small = &small_host_[ws.slot()];
+  }
+  small->resize(static_cast<size_t>(ws.num_outputs()));
+  for (int o = 1; o < ws.num_outputs(); ++o) {
+    const TensorListGPU& out = ws.OutputGpu(o);
+    (*small)[static_cast<size_t>(o)].Resize(out.shapes(), out.dtype(), std::nullopt, MemoryKind::kPinned);
+  }
+  std::vector<char> on_host(batch_.size(), 0);
+  uint8_t* staging = nullptr;
+  const auto host_video = [&](int i) {
+    std::lock_guard<std::mutex> lock(gpu_mutex_);
+    if (staging == nullptr) {
+      Buffer& b = staging_[ws.slot()];
+      if (b.empty() || b.size() < video.nbytes()) b = Buffer::Allocate(MemoryKind::kPinned, video.nbytes());
+      staging = static_cast<uint8_t*>(b.host_ptr());
+    }
+    on_host[static_cast<size_t>(i)] = 1;
+    return staging + video.offset(i);
+  };
+  std::exception_ptr failure;
+  try {
+    DecodeBatch(ws, [&](int i) {
+      DecodeSample(
+          i, [&](int o) -> TensorListCPU& { return (*small)[static_cast<size_t>(o)]; },
+          [&](bool nvdec) { return nvdec ? static_cast<uint8_t*>(video.raw_sample(i)) : host_video(i); });
+    });
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (int i = 0; i < video.num_samples(); ++i) {
+    if (on_host[static_cast<size_t>(i)] == 0) continue;
+    CopyBytesAsync(video.raw_sample(i), staging + video.offset(i), static_cast<size_t>(video.shape(i).num_elements()),
+                   stream);
+  }
+  for (int o = 1; o < ws.num_outputs(); ++o) CopyAsync(ws.OutputGpu(o), (*small)[static_cast<size_t>(o)], stream);
+  if (failure) std::rethrow_exception(failure);
+}
+
+void VideoReaderOp::DecodeBatch(Workspace& ws, const std::function<void(int)>& decode) {
   const int n = static_cast<int>(batch_.size());
   std::vector<SampleSource> sources(batch_.size());
   for (size_t i = 0; i < batch_.size(); ++i) sources[i] = SampleSource{clips_.At(batch_[i]).file->index->name, batch_[i]};
   auto shared = std::make_shared<const std::vector<SampleSource>>(std::move(sources));
-  for (int o = 0; o < ws.num_outputs(); ++o) ws.OutputCpu(o).set_shared_sources(shared);
+  for (int o = 0; o < ws.num_outputs(); ++o) {
+    if (ws.OutputIsGpu(o)) {
+      ws.OutputGpu(o).set_shared_sources(shared);
+    } else {
+      ws.OutputCpu(o).set_shared_sources(shared);
+    }
+  }
   std::vector<std::string> reasons(batch_.size());
   ws.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       try {
-        DecodeSample(ws, static_cast<int>(i));
+        decode(static_cast<int>(i));
       } catch (const std::exception& e) {
         reasons[static_cast<size_t>(i)] = e.what();
       }

@@ -18,6 +18,10 @@
 //            before are replaced by the next of the stream) → output shapes from the indices
 //   RunCpu:  every clip on the CPU stage's threads: DecoderPool::Acquire(file) → ClipDecoder::
 //            Decode(frames) straight into the output buffer → back to the pool
+//   RunGpu:  (device: gpu) the same on the GPU stage's threads, NVDEC decoders (nvdec/) writing RGB
+//            straight into the device output on ws.stream(); files NVDEC cannot take (no
+//            libnvcuvid, codec, depth, size) decode on the CPU into pinned staging and are
+//            uploaded — said once on stderr, counted (nvdec_fallback_files / _clips)
 //
 // on_error (as the decoders'): `error` stops the pipeline with the file and the frame;
 // `skip` leaves out files that cannot be indexed (or are too short) when the reader is built, and
@@ -32,6 +36,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <atomic>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,6 +49,7 @@
 #include "operators/video/clip_list.h"
 #include "operators/video/cpu_decoder.h"
 #include "operators/video/decoder_pool.h"
+#include "operators/video/nvdec/nvdec_decoder.h"
 #include "operators/video/video_file_list.h"
 #include "operators/video/video_limits.h"
 
@@ -56,6 +63,7 @@ class VideoReaderOp final : public Operator {
 
   OutputDescs Setup(const Workspace& ws) override;
   void RunCpu(Workspace& ws) override;
+  void RunGpu(Workspace& ws) override;
   std::optional<int64_t> EpochSize(int64_t batch_size) const override;
   std::string CheckpointState() const override;
   void RestoreCheckpoint(const std::string& state) override;
@@ -72,12 +80,24 @@ class VideoReaderOp final : public Operator {
   const std::vector<int64_t>& batch_clips() const { return batch_; }
   int64_t open_files() const { return pool_->open(); }
   int64_t file_opens() const { return pool_->opens(); }
+  // GPU backend: files opened with the CPU decoder because NVDEC could not take them, the clips
+  // decoded that way, and why the first one fell back ("" when none did).
+  int64_t nvdec_fallback_files() const { return fallback_files_.load(); }
+  int64_t nvdec_fallback_clips() const { return fallback_clips_.load(); }
+  int64_t nvdec_clips() const { return nvdec_clips_.load(); }
+  std::string nvdec_fallback_reason() const;
 
  private:
   void ListEntries();
   void BuildClips();
   std::string SampleWhere(int sample, int n, int64_t clip) const;
-  void DecodeSample(Workspace& ws, int sample);
+  // Sample i: its small outputs through `small(output)` and its clip into `video(nvdec)` (where
+  // the frames go for a decoder that is / is not NVDEC).
+  void DecodeSample(int sample, const std::function<TensorListCPU&(int)>& small,
+                    const std::function<uint8_t*(bool)>& video);
+  // Runs `decode(i)` for every sample on ws's threads, then fails or rejects as on_error says.
+  void DecodeBatch(Workspace& ws, const std::function<void(int)>& decode);
+  std::unique_ptr<ClipDecoder> OpenDecoder(const std::shared_ptr<const ClipIndex>& index);
   void Reject(int64_t clip, const std::string& reason);
   void CountSkip(const std::string& source, const std::string& reason);
 
@@ -102,6 +122,14 @@ class VideoReaderOp final : public Operator {
   std::map<std::string, size_t> skipped_at_;  // source -> position in skipped_
   std::vector<size_t> counted_;               // skips the last Setup counted (uncounted on a rewind)
   std::map<int64_t, std::string> rejected_;   // clip -> why it failed to decode
+  // GPU backend.
+  std::atomic<bool> gpu_{false};
+  NvdecOptions nvdec_options_;
+  std::atomic<int64_t> fallback_files_{0}, fallback_clips_{0}, nvdec_clips_{0};
+  mutable std::mutex gpu_mutex_;
+  std::string fallback_reason_;
+  std::map<int, Buffer> staging_;                        // slot -> pinned copy of the video output
+  std::map<int, std::vector<TensorListCPU>> small_host_;  // slot -> labels, frame_num, timestamps
 };
 
 }  // namespace conveyor::ops::video

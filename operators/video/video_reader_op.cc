@@ -11,7 +11,8 @@ const OpSchema& VideoReaderSchema() {
                "MPEG-4 Part 2 and whatever else libavcodec decodes): sequence_length frames at `stride`, one clip "
                "every `step` frames, as FHWC uint8 RGB, frame-accurately (B-frames, variable frame rate and "
                "non-IDR keyframes included), with labels; sharded and shuffled per epoch like readers.file. "
-               "CPU backend (libavcodec); docs/video.md.")
+               "CPU backend: libavcodec; GPU backend (device: gpu): NVDEC loaded at run time, RGB written on the GPU, "
+               "files NVDEC cannot take decoded on the CPU and uploaded (said once, counted); docs/video.md.")
           .Output("video", "uint8 [F, H, W, 3] (FHWC): the clip's frames as RGB.")
           .Output("labels", "int32 [1]: the file's label.")
           .OptionalOutput("frame_num", "enable_frame_num", "int32 [1]: the clip's first frame (from 0).")
@@ -73,7 +74,7 @@ const OpSchema& VideoReaderSchema() {
                         "Wall-clock bound on indexing one file and on decoding one clip (a damaged file cannot hang "
                         "the pipeline).")
           .Range(1, 86400000)
-          .Backends({Device::kCpu});
+          .Backends({Device::kCpu, Device::kGpu});
   return schema;
 }
 
