@@ -65,6 +65,8 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   o.hybrid_huffman_threshold = int64_t{hybrid_kilopixels} * 1000;
   Switch("CONVEYOR_JPEG_COSTLIEST_FIRST", "CPU/CUDA images in TBB chunks, list order",
          "one queue, costliest first", o.host_costliest_first);
+  Switch("CONVEYOR_JPEG_CHECK_BESIDE", "the engines' check in phase A", "on the engines' side of phase B",
+         o.engines_check_beside);
   int progressive_cpu_kilopixels = static_cast<int>(o.progressive_cpu_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, progressive_cpu_kilopixels);
   o.progressive_cpu_pixels = int64_t{progressive_cpu_kilopixels} * 1000;

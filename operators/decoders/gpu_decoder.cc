@@ -130,12 +130,17 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   int parts = 0;
   const int64_t route_ns = NsSince(a_start);
   int64_t check_ns = 0;
+  // engines_check_beside: the engines' support check runs on the engines' side of phase B (the
+  // host queue starts meanwhile); what it refuses is decoded after phase B's join (B2).
+  const bool check_beside = engines && d.options.engines_check_beside;
   if (engines) {
     d.engines.Begin(s, stream);
     d.engines.Assign(s, d.engine_groups, samples);
-    const auto check_start = Clock::now();
-    d.engines.Check(s, samples, ws, sample_where, &d.refused);
-    check_ns = NsSince(check_start);
+    if (!check_beside) {
+      const auto check_start = Clock::now();
+      d.engines.Check(s, samples, ws, sample_where, &d.refused);
+      check_ns = NsSince(check_start);
+    }
     parts = d.engines.parts_used(s);
     const DecodePath next = d.router.Next(DecodePath::kEngines);
     for (int i : d.refused) {
@@ -157,12 +162,12 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   if (d.options.trace_calls > 0 && call_index >= d.options.trace_from &&
       call_index < d.options.trace_from + d.options.trace_calls) {
     trace = std::make_unique<DecodeTrace>(call_index);
-    trace->SetPhaseA(route_ns, check_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(b_start - a_start).count());
   }
+  const int64_t phase_a_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(b_start - a_start).count();
   d.cpu.Prepare(s, CpuPath::kRouted, d.cpu_list, samples, channels);
   const int64_t cpu_n = static_cast<int64_t>(d.cpu_list.size());
   const int64_t cuda_n = static_cast<int64_t>(d.cuda_list.size());
-  if (cuda_n > 0) slot.start.Record(stream);
+  if (cuda_n > 0 || check_beside) slot.start.Record(stream);
   std::vector<uint8_t> cuda_refused(static_cast<size_t>(n), 0);
   std::mutex used_mu;
   std::vector<CudaPath::Worker*> used;
@@ -245,12 +250,35 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       give_back(lease);
     });
   };
-  if (parts > 0 && cpu_n + cuda_n > 0) {
-    ws.RunBeside([&] { engines_from(0); }, host_items);
-  } else if (parts > 0) {
+  auto engines_side = [&] {
+    if (check_beside) {
+      const auto check_start = Clock::now();
+      d.engines.Check(s, samples, ws, sample_where, &d.refused);
+      check_ns = NsSince(check_start);
+    }
     engines_from(0);
+  };
+  if (parts > 0 && cpu_n + cuda_n > 0) {
+    ws.RunBeside(engines_side, host_items);
+  } else if (parts > 0) {
+    engines_side();
   } else {
     host_items();
+  }
+  // B2 (engines_check_beside only): the images the check refused, down the engines' chain.
+  if (check_beside && !d.refused.empty()) {
+    if (d.router.Next(DecodePath::kEngines) == DecodePath::kCuda) {
+      const int64_t first = static_cast<int64_t>(d.cuda_list.size());
+      d.cuda_list.insert(d.cuda_list.end(), d.refused.begin(), d.refused.end());
+      ws.ParallelFor(static_cast<int64_t>(d.refused.size()), 1, [&](int64_t begin, int64_t end) {
+        cuda::DeviceGuard chunk_guard(device);
+        WorkerLease lease(d.cuda, slot.start.get());
+        for (int64_t k = begin; k < end; ++k) host_item(lease, cpu_n + first + k);
+        give_back(lease);
+      });
+    } else {
+      d.fallbacks.insert(d.fallbacks.end(), d.refused.begin(), d.refused.end());
+    }
   }
   for (const CudaPath::Worker* w : used) {  // a worker used twice: its last record covers both
     CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), CudaPath::EndEvent(w), 0));
@@ -279,7 +307,10 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.cpu.Upload(s, CpuPath::kRouted, samples, channels, stream);
   slot.done.Record(stream);
   const auto c_end = Clock::now();
-  if (trace) std::cerr << trace->Line() << "\n";
+  if (trace) {
+    trace->SetPhaseA(route_ns, check_ns, phase_a_ns);  // with check_beside, the check ran in phase B
+    std::cerr << trace->Line() << "\n";
+  }
 
   const double cuda_s = static_cast<double>(cuda_end_ns.load()) / 1e9;
   d.balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);

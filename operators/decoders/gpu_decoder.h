@@ -68,6 +68,9 @@ struct GpuDecoderOptions {
   // progressive ones weighted), so a large image never starts last on a thread that already
   // decoded its share (longest-processing-time-first). false: TBB's chunks in list order.
   bool host_costliest_first = true;
+  // Measuring switch: the engines' support check on the engines' side of phase B instead of phase A,
+  // so the CPU/CUDA queue starts without waiting for it; refusals decoded after phase B.
+  bool engines_check_beside = false;
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;

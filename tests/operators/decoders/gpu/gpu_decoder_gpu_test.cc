@@ -90,11 +90,15 @@ TEST(GpuDecoder, ProgressiveRoutedToTheCpuPath) {
 
 // Mixed chroma and sizes in one batch, other_chroma = kEnginesOwnCall: the engines decode the 4:2:0
 // images in one call per part, the 4:4:4 / gray ones and the large ones in calls of their own
-// (counted), all to libjpeg-turbo's pixels, whole and windowed.
-TEST(GpuDecoder, EnginesGroupsOfTheirOwnMatchLibjpegTurbo) {
+// (counted), all to libjpeg-turbo's pixels, whole and windowed; with the engines' check in phase A
+// and beside phase B (engines_check_beside).
+class EnginesGroups : public ::testing::TestWithParam<bool> {};
+
+TEST_P(EnginesGroups, OfTheirOwnMatchLibjpegTurbo) {
   CONVEYOR_REQUIRE_GPU();
   GpuDecoderOptions options;
   options.other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  options.engines_check_beside = GetParam();
   GpuDecoder decoder(options);
   if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
   std::mt19937_64& rng = ::conveyor::testing::Rng();
@@ -117,6 +121,9 @@ TEST(GpuDecoder, EnginesGroupsOfTheirOwnMatchLibjpegTurbo) {
   EXPECT_EQ(c.images_hardware + c.images_cuda + c.images_cpu, 4 * static_cast<int64_t>(files.size()));
   EXPECT_GE(c.images_engines_other, 4 * 13);  // 12 of 4:4:4 or gray and the large one, every call
 }
+
+INSTANTIATE_TEST_SUITE_P(CheckWhere, EnginesGroups, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "Beside" : "PhaseA"; });
 
 TEST(GpuDecoder, BalancesEnginesAndCudaAcrossIterations) {
   CONVEYOR_REQUIRE_GPU();

@@ -52,6 +52,8 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
        "expected 0 (only the 4:2:0 engines' call preallocates) or 1 (every engines' call does)"},
       {"CONVEYOR_JPEG_MEMORY_POOLS",
        "expected 0 (nvJPEG's default allocations on the engines' handles) or 1 (NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them)"},
+      {"CONVEYOR_JPEG_CHECK_BESIDE",
+       "expected 0 (the engines' check in phase A) or 1 (on the engines' side of phase B)"},
       {"CONVEYOR_JPEG_COSTLIEST_FIRST",
        "expected 0 (CPU/CUDA images in TBB chunks, list order) or 1 (one queue, costliest first)"},
   };
