@@ -110,8 +110,10 @@ class ResizeOp final : public Operator {
   void RunGpu(Workspace& ws) override {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
-    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    // Uploaded before any early return: PrepareGpu wrote the descriptors, and inside a captured
+    // segment every Write must meet its Upload (docs/executor.md).
     const ResampleDesc* d = descs_.Upload(ws.slot(), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
     ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, antialias_, in.dtype(),
                 out.dtype(), ws.stream());
   }
