@@ -22,7 +22,7 @@ quiet=(--ui_event_filters=-info)
 $BAZEL build "${quiet[@]}" //cli:conveyor //tools/make_sample_data //tests/plugins:libexample_scale.so
 bin=$($BAZEL info bazel-bin 2>/dev/null)
 
-if [ ! -f data/samples/.complete ] || [ ! -f data/webdataset/train-00003-of-00004.tar.idx ]; then
+if [ ! -f data/samples/.complete ] || [ ! -f data/webdataset/train-00003-of-00004.tar.idx ] || [ ! -f data/coco/annotations.json ]; then
   "$bin/tools/make_sample_data/make_sample_data" data
 fi
 

@@ -19,6 +19,7 @@ const std::string& SampleData() {
     setenv("CONVEYOR_NPY_DATA", (d + "/samples_npy").c_str(), 1);
     setenv("CONVEYOR_TFRECORD_DATA", (d + "/tfrecord").c_str(), 1);
     setenv("CONVEYOR_WEBDATASET_DATA", (d + "/webdataset").c_str(), 1);
+    setenv("CONVEYOR_COCO_DATA", (d + "/coco").c_str(), 1);
     setenv("CONVEYOR_PLUGIN_DIR", std::filesystem::absolute("tests/plugins").c_str(), 1);
     return d;
   }();
@@ -28,6 +29,11 @@ const std::string& SampleData() {
 std::vector<ShippedPipeline> ShippedPipelines(int batch) {
   const std::string n = std::to_string(batch) + " samples of ";
   return {
+      {"pipelines/detection_train.yaml",
+       {},
+       {"images_out: float16 " + n + "(3, 300, 300) CHW", "encoded: float32 " + n + "(190, 4)",
+        "encoded_labels: int32 " + n + "(190,)"},
+       true},
       {"pipelines/external_source.yaml",
        {"--feed", "frames=200-480x200-640x3"},
        {"images_out: float16 " + n + "(3, 224, 224) CHW"},

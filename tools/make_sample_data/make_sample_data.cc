@@ -1,4 +1,4 @@
-// make_sample_data [OUTDIR] [--per-class N] [--threads T]
+// make_sample_data [OUTDIR] [--per-class N] [--coco-images M] [--threads T]
 //
 // Writes the sample dataset (default OUTDIR: data, relative to the current folder) that the
 // README's quick start and the shipped pipelines (pipelines/*.yaml) read. Deterministic: the same
@@ -17,6 +17,13 @@
 // | OUTDIR/webdataset/train-0000F-of-00004.tar | the same JPEGs as WebDataset samples: KKKKKK.jpg + |
 // |                                   | KKKKKK.cls (the label as decimal text), key = k, a quarter |
 // |                                   | per shard, each with its wds2idx index (.tar.idx beside)   |
+// | OUTDIR/coco/images/NNNN.jpg       | M (default 32) synthetic detection scenes, each side       |
+// |                                   | 320..640 px: 1-5 filled rectangles / ellipses of 4         |
+// |                                   | categories (ids 1, 2, 3, 5) on a photo-like background     |
+// | OUTDIR/coco/annotations.json      | their COCO instances file (readers.coco,                   |
+// |                                   | pipelines/detection_train.yaml): images, annotations (bbox |
+// |                                   | xywh in pixels, category_id, area = painted pixels,        |
+// |                                   | iscrowd 0, segmentation polygon), categories               |
 // | OUTDIR/samples/.complete          | written last: the set is whole (tools/quickstart.sh)       |
 //
 // Content: tools/testimages' MakePhotoLike (gradients, waves, shapes, two-scale texture, grain)
@@ -25,6 +32,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -38,6 +46,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "operators/readers/tfrecord/tfrecord_writer.h"
 #include "operators/readers/webdataset/webdataset_writer.h"
@@ -57,7 +67,7 @@ constexpr int kWebDatasetShards = 4;
 constexpr double kPi = 3.14159265358979323846;
 
 int Usage() {
-  std::fprintf(stderr, "usage: make_sample_data [OUTDIR] [--per-class N] [--threads T]\n");
+  std::fprintf(stderr, "usage: make_sample_data [OUTDIR] [--per-class N] [--coco-images M] [--threads T]\n");
   return 2;
 }
 
@@ -186,11 +196,185 @@ void WriteTfRecords(const std::string& dir, int total) {
   }
 }
 
+
+// ---- COCO detection scenes (coco/) ----
+//
+// Scene k (seed 0xD37EC7 + k * 7919, so file k depends on k only): a photo-like background of
+// 320..640 px per side, dimmed and desaturated so the shapes stand out, then 1-5 shapes placed
+// without overlapping (up to 50 tries each; a shape that finds no room is left out, never fewer
+// than one). Each shape's category fixes its kind and colour; its pixels are the colour with a
+// light texture. The annotation is exact: bbox = the painted pixels' bounding box, area = their
+// count, the polygon = the rectangle's corners or 24 points on the ellipse.
+struct CocoCategory {
+  int id;
+  const char* name;
+  bool ellipse;
+  double rgb[3];
+};
+constexpr CocoCategory kCocoCategories[] = {
+    {1, "red_rectangle", false, {220, 40, 40}},
+    {2, "green_ellipse", true, {40, 200, 60}},
+    {3, "blue_rectangle", false, {40, 70, 230}},
+    {5, "yellow_ellipse", true, {235, 215, 40}},  // ids with a gap, as COCO's (readers.coco remaps)
+};
+constexpr int kCocoImages = 32;
+constexpr int kCocoQuality = 90;
+
+struct CocoShape {
+  int category;           // index into kCocoCategories
+  double x0, y0, x1, y1;  // the shape's extent in pixels (ellipse: its bounding rectangle)
+};
+
+struct CocoScene {
+  Image8 img;
+  std::vector<CocoShape> shapes;
+  std::vector<std::array<int, 4>> bbox;  // painted pixels: x, y, w, h
+  std::vector<int64_t> area;
+};
+
+bool InsideShape(const CocoShape& s, double px, double py) {
+  if (!kCocoCategories[s.category].ellipse) return px >= s.x0 && px < s.x1 && py >= s.y0 && py < s.y1;
+  const double cx = (s.x0 + s.x1) / 2, cy = (s.y0 + s.y1) / 2, rx = (s.x1 - s.x0) / 2, ry = (s.y1 - s.y0) / 2;
+  const double ex = (px - cx) / rx, ey = (py - cy) / ry;
+  return ex * ex + ey * ey <= 1.0;
+}
+
+CocoScene MakeCocoScene(int k) {
+  const uint64_t seed = 0xD37EC7ull + static_cast<uint64_t>(k) * 7919;
+  uint64_t rng = seed;
+  const int height = 320 + static_cast<int>(Unit(rng) * 321);
+  const int width = 320 + static_cast<int>(Unit(rng) * 321);
+  CocoScene scene;
+  scene.img = conveyor::testimages::MakePhotoLike(height, width, 3, seed, 4.0);
+  for (uint8_t& p : scene.img.pixels) p = Clamp8(40 + 0.45 * p);  // a muted background
+  const int wanted = 1 + static_cast<int>(Unit(rng) * 5);
+  for (int n = 0; n < wanted; ++n) {
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      CocoShape s;
+      s.category = static_cast<int>(Unit(rng) * 4);
+      const double w = std::round(width * (0.12 + 0.33 * Unit(rng)));
+      const double h = std::round(height * (0.12 + 0.33 * Unit(rng)));
+      s.x0 = std::floor(Unit(rng) * (width - w));
+      s.y0 = std::floor(Unit(rng) * (height - h));
+      s.x1 = s.x0 + w;
+      s.y1 = s.y0 + h;
+      bool overlaps = false;
+      for (const CocoShape& o : scene.shapes) {
+        overlaps |= s.x0 < o.x1 + 4 && o.x0 < s.x1 + 4 && s.y0 < o.y1 + 4 && o.y0 < s.y1 + 4;  // 4 px apart
+      }
+      if (overlaps) continue;
+      scene.shapes.push_back(s);
+      break;
+    }
+  }
+  for (const CocoShape& s : scene.shapes) {
+    const CocoCategory& cat = kCocoCategories[s.category];
+    int minx = width, miny = height, maxx = -1, maxy = -1;
+    int64_t count = 0;
+    for (int y = static_cast<int>(s.y0); y < static_cast<int>(std::ceil(s.y1)); ++y) {
+      for (int x = static_cast<int>(s.x0); x < static_cast<int>(std::ceil(s.x1)); ++x) {
+        if (!InsideShape(s, x + 0.5, y + 0.5)) continue;
+        const double texture = 0.85 + 0.15 * std::sin(0.35 * x + 0.2 * y);
+        for (int c = 0; c < 3; ++c) {
+          scene.img.pixels[(static_cast<size_t>(y) * width + x) * 3 + c] = Clamp8(cat.rgb[c] * texture);
+        }
+        minx = std::min(minx, x), miny = std::min(miny, y), maxx = std::max(maxx, x), maxy = std::max(maxy, y);
+        ++count;
+      }
+    }
+    scene.bbox.push_back({minx, miny, maxx - minx + 1, maxy - miny + 1});
+    scene.area.push_back(count);
+  }
+  return scene;
+}
+
+nlohmann::json CocoPolygon(const CocoShape& s) {
+  nlohmann::json poly = nlohmann::json::array();
+  if (!kCocoCategories[s.category].ellipse) {
+    for (double v : {s.x0, s.y0, s.x1, s.y0, s.x1, s.y1, s.x0, s.y1}) poly.push_back(v);
+  } else {
+    const double cx = (s.x0 + s.x1) / 2, cy = (s.y0 + s.y1) / 2, rx = (s.x1 - s.x0) / 2, ry = (s.y1 - s.y0) / 2;
+    for (int i = 0; i < 24; ++i) {
+      const double a = 2 * kPi * i / 24;
+      poly.push_back(std::round((cx + rx * std::cos(a)) * 100) / 100);
+      poly.push_back(std::round((cy + ry * std::sin(a)) * 100) / 100);
+    }
+  }
+  return nlohmann::json::array({poly});
+}
+
+// Writes OUTDIR/coco/: the scenes (threads share the work) and annotations.json; returns the
+// number of boxes.
+int WriteCoco(const std::string& dir, int count, int threads) {
+  std::filesystem::create_directories(dir + "/coco/images");
+  std::vector<CocoScene> scenes(static_cast<size_t>(count));
+  std::atomic<int> next{0};
+  std::mutex error_mu;
+  std::string error;
+  auto work = [&] {
+    for (int k = next++; k < count; k = next++) {
+      try {
+        CocoScene& scene = scenes[static_cast<size_t>(k)];
+        scene = MakeCocoScene(k);
+        char name[48];
+        std::snprintf(name, sizeof(name), "/coco/images/%04d.jpg", k);
+        conveyor::testimages::WriteFile(dir + name, conveyor::testimages::EncodeJpeg(scene.img, Subsampling::k420,
+                                                                                     kCocoQuality, false));
+        scene.img.pixels.clear();
+        scene.img.pixels.shrink_to_fit();
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (error.empty()) error = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (std::thread& t : pool) t.join();
+  if (!error.empty()) throw std::runtime_error(error);
+
+  nlohmann::json images = nlohmann::json::array(), annotations = nlohmann::json::array(),
+                 categories = nlohmann::json::array();
+  int ann_id = 1;
+  for (int k = 0; k < count; ++k) {
+    const CocoScene& scene = scenes[static_cast<size_t>(k)];
+    char name[16];
+    std::snprintf(name, sizeof(name), "%04d.jpg", k);
+    images.push_back({{"id", k + 1}, {"file_name", name}, {"width", scene.img.width}, {"height", scene.img.height}});
+    for (size_t j = 0; j < scene.shapes.size(); ++j) {
+      const auto& b = scene.bbox[j];
+      annotations.push_back({{"id", ann_id++},
+                             {"image_id", k + 1},
+                             {"category_id", kCocoCategories[scene.shapes[j].category].id},
+                             {"bbox", {b[0], b[1], b[2], b[3]}},
+                             {"area", scene.area[j]},
+                             {"iscrowd", 0},
+                             {"segmentation", CocoPolygon(scene.shapes[j])}});
+    }
+  }
+  for (const CocoCategory& c : kCocoCategories) {
+    categories.push_back({{"id", c.id}, {"name", c.name}, {"supercategory", "shape"}});
+  }
+  // One entry a line: compact, and still readable and diffable.
+  const nlohmann::json info = {{"description", "Conveyor synthetic detection scenes (tools/make_sample_data)"},
+                               {"version", "1"}};
+  std::string text = "{\"info\": " + info.dump();
+  for (const auto& [key, list] : {std::pair<const char*, const nlohmann::json*>{"images", &images},
+                                  {"annotations", &annotations}, {"categories", &categories}}) {
+    text += ",\n\"" + std::string(key) + "\": [";
+    for (size_t j = 0; j < list->size(); ++j) text += (j ? ",\n  " : "\n  ") + (*list)[j].dump();
+    text += "\n]";
+  }
+  text += "}\n";
+  conveyor::testimages::WriteFile(dir + "/coco/annotations.json", std::vector<uint8_t>(text.begin(), text.end()));
+  return ann_id - 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string dir = "data";
-  int per_class = 26, threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int per_class = 26, coco_images = kCocoImages, threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   int i = 1;
   if (i < argc && argv[i][0] != '-') dir = argv[i++];
   for (; i < argc; i += 2) {
@@ -198,9 +382,10 @@ int main(int argc, char** argv) {
     const int value = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--per-class") == 0) per_class = value;
     else if (std::strcmp(argv[i], "--threads") == 0) threads = value;
+    else if (std::strcmp(argv[i], "--coco-images") == 0) coco_images = value;
     else return Usage();
   }
-  if (per_class < kListPerClass || threads < 1) return Usage();
+  if (per_class < kListPerClass || threads < 1 || coco_images < 1) return Usage();
   try {
     namespace fs = std::filesystem;
     fs::remove(dir + "/samples/.complete");
@@ -247,11 +432,13 @@ int main(int argc, char** argv) {
     }
     WriteTfRecords(dir, total);
     WriteWebDataset(dir, total);
+    const int coco_boxes = WriteCoco(dir, coco_images, threads);
     conveyor::testimages::WriteFile(dir + "/samples/.complete", {});
     std::printf("sample data in %s: %d JPEGs in %d classes (samples/, %.1f MB), file_list.txt (%d files), "
-                "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/), %d tar shards (webdataset/)\n",
+                "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/), %d tar shards (webdataset/), "
+                "%d detection scenes with %d boxes (coco/)\n",
                 dir.c_str(), total, kClasses, static_cast<double>(bytes.load()) / 1e6, kClasses * kListPerClass,
-                kHistograms, kTfRecordFiles, kWebDatasetShards);
+                kHistograms, kTfRecordFiles, kWebDatasetShards, coco_images, coco_boxes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_sample_data: %s\n", e.what());
     return 1;
