@@ -154,4 +154,14 @@ void ClipIndexCache::Clear() {
   entries_.clear();
 }
 
+void CheckUnchanged(const VideoStreamInfo& info, const ClipIndex& index) {
+  if (info.width == index.info.width && info.height == index.info.height && info.codec_name == index.info.codec_name) {
+    return;
+  }
+  throw InvalidArgument("\"" + index.name + "\": the file changed since it was indexed (" + info.codec_name + " " +
+                        std::to_string(info.width) + "x" + std::to_string(info.height) + ", the index has " +
+                        index.info.codec_name + " " + std::to_string(index.info.width) + "x" +
+                        std::to_string(index.info.height) + ")");
+}
+
 }  // namespace conveyor::ops::video

@@ -56,6 +56,10 @@ struct ClipIndex {
 // limits.timeout_ms.
 ClipIndex BuildClipIndex(Demuxer& demuxer, const VideoLimits& limits);
 
+// Throws InvalidArgument naming the file when a demuxer reopened on it sees another stream than
+// the one `index` was built from (codec or size): the file changed since it was indexed.
+void CheckUnchanged(const VideoStreamInfo& info, const ClipIndex& index);
+
 // Throws what BuildClipIndex would for an index that breaks `limits` (a cached index is checked
 // against the limits of each reader that asks for it).
 void CheckIndexLimits(const ClipIndex& index, const VideoLimits& limits);

@@ -150,12 +150,7 @@ std::unique_ptr<ClipDecoder> OpenCpuClipDecoder(std::shared_ptr<const ByteSource
                                                 const CpuDecoderOptions& options) {
   auto demuxer = std::make_unique<Demuxer>(std::move(source), limits);
   const VideoStreamInfo& info = demuxer->info();
-  if (info.width != index->info.width || info.height != index->info.height || info.codec_name != index->info.codec_name) {
-    throw InvalidArgument("\"" + index->name + "\": the file changed since it was indexed (" + info.codec_name + " " +
-                          std::to_string(info.width) + "x" + std::to_string(info.height) + ", the index has " +
-                          index->info.codec_name + " " + std::to_string(index->info.width) + "x" +
-                          std::to_string(index->info.height) + ")");
-  }
+  CheckUnchanged(info, *index);
   CpuDecoderOptions bounded = options;
   bounded.max_pixels = std::min(options.max_pixels, limits.max_pixels);
   auto decoder = std::make_unique<CpuFrameDecoder>(demuxer->codec_parameters(), info, index->name, bounded);

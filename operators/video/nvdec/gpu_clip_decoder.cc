@@ -21,12 +21,7 @@ GpuClipDecoder OpenGpuClipDecoder(std::shared_ptr<const ByteSource> source, std:
   }
   auto demuxer = std::make_unique<Demuxer>(std::move(source), limits);
   const VideoStreamInfo& info = demuxer->info();
-  if (info.width != index->info.width || info.height != index->info.height || info.codec_name != index->info.codec_name) {
-    throw InvalidArgument("\"" + index->name + "\": the file changed since it was indexed (" + info.codec_name + " " +
-                          std::to_string(info.width) + "x" + std::to_string(info.height) + ", the index has " +
-                          index->info.codec_name + " " + std::to_string(index->info.width) + "x" +
-                          std::to_string(index->info.height) + ")");
-  }
+  CheckUnchanged(info, *index);
   out.decoder = std::make_unique<ClipDecoder>(std::move(demuxer), std::move(nvdec), std::move(index), limits);
   out.nvdec = true;
   return out;
