@@ -150,5 +150,28 @@ TEST(DecoderPool, ReusesIdleDecodersAndClosesBeyondTheBound) {
   EXPECT_EQ(pool.opens(), 5) << "1 and 2 are still the open ones";
 }
 
+// A decoder opened on a file that is no longer the one its index was built from is refused, naming
+// the file, what it holds now and what the index has.
+TEST(ClipIndex, AFileChangedSinceIndexingIsRefused) {
+  const std::string dir = FreshTempDir("changed");
+  const std::string path = Write(dir + "/a.mp4", "h264", "mp4", 10);
+  Demuxer d(OpenByteSource(path), {});
+  auto index = std::make_shared<const ClipIndex>(BuildClipIndex(d, {}));
+  TestVideoOptions o;
+  o.codec = "h264";
+  o.container = "mp4";
+  o.width = 96;
+  o.height = 64;
+  o.frames = 10;
+  testvideos::WriteTestVideo(path, o);
+  try {
+    OpenCpuClipDecoder(OpenByteSource(path), index, {}, CpuDecoderOptions{});
+    ADD_FAILURE() << "a changed file was decoded with the old index";
+  } catch (const InvalidArgument& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("the file changed since it was indexed (h264 96x64, the index has h264 64x64)"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr(index->name));
+  }
+}
+
 }  // namespace
 }  // namespace conveyor::ops::video
