@@ -40,6 +40,7 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -303,25 +304,16 @@ nlohmann::json CocoPolygon(const CocoShape& s) {
   return nlohmann::json::array({poly});
 }
 
-// Writes OUTDIR/coco/: the scenes (threads share the work) and annotations.json; returns the
-// number of boxes.
-int WriteCoco(const std::string& dir, int count, int threads) {
-  std::filesystem::create_directories(dir + "/coco/images");
-  std::vector<CocoScene> scenes(static_cast<size_t>(count));
+// item(k) for k in [0, count) on `threads` threads taking the next k; the first error is rethrown
+// after all threads joined.
+void ForEachOnThreads(int count, int threads, const std::function<void(int)>& item) {
   std::atomic<int> next{0};
   std::mutex error_mu;
   std::string error;
   auto work = [&] {
     for (int k = next++; k < count; k = next++) {
       try {
-        CocoScene& scene = scenes[static_cast<size_t>(k)];
-        scene = MakeCocoScene(k);
-        char name[48];
-        std::snprintf(name, sizeof(name), "/coco/images/%04d.jpg", k);
-        conveyor::testimages::WriteFile(dir + name, conveyor::testimages::EncodeJpeg(scene.img, Subsampling::k420,
-                                                                                     kCocoQuality, false));
-        scene.img.pixels.clear();
-        scene.img.pixels.shrink_to_fit();
+        item(k);
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(error_mu);
         if (error.empty()) error = e.what();
@@ -332,6 +324,23 @@ int WriteCoco(const std::string& dir, int count, int threads) {
   for (int t = 0; t < threads; ++t) pool.emplace_back(work);
   for (std::thread& t : pool) t.join();
   if (!error.empty()) throw std::runtime_error(error);
+}
+
+// Writes OUTDIR/coco/: the scenes (threads share the work) and annotations.json; returns the
+// number of boxes.
+int WriteCoco(const std::string& dir, int count, int threads) {
+  std::filesystem::create_directories(dir + "/coco/images");
+  std::vector<CocoScene> scenes(static_cast<size_t>(count));
+  ForEachOnThreads(count, threads, [&](int k) {
+    CocoScene& scene = scenes[static_cast<size_t>(k)];
+    scene = MakeCocoScene(k);
+    char name[48];
+    std::snprintf(name, sizeof(name), "/coco/images/%04d.jpg", k);
+    conveyor::testimages::WriteFile(dir + name, conveyor::testimages::EncodeJpeg(scene.img, Subsampling::k420,
+                                                                                 kCocoQuality, false));
+    scene.img.pixels.clear();
+    scene.img.pixels.shrink_to_fit();
+  });
 
   nlohmann::json images = nlohmann::json::array(), annotations = nlohmann::json::array(),
                  categories = nlohmann::json::array();
@@ -393,32 +402,18 @@ int main(int argc, char** argv) {
     fs::create_directories(dir + "/samples_npy");
 
     const int total = kClasses * per_class;
-    std::atomic<int> next{0};
     std::atomic<int64_t> bytes{0};
-    std::mutex error_mu;
-    std::string error;
     std::vector<std::vector<float>> histograms(kHistograms);
-    auto work = [&] {
-      for (int k = next++; k < total; k = next++) {
-        const int label = k % kClasses, index = k / kClasses;  // classes interleaved: balanced prefix
-        try {
-          const Image8 img = MakeSampleImage(label, 0xC0FFEEull + static_cast<uint64_t>(k) * 7919);
-          const Subsampling sub = k % 5 == 3 ? Subsampling::k444 : Subsampling::k420;
-          const std::vector<uint8_t> jpeg =
-              conveyor::testimages::EncodeJpeg(img, sub, 85 + k % 11, /*progressive=*/k % 8 == 5);
-          conveyor::testimages::WriteFile(dir + "/" + FileName(label, index), jpeg);
-          bytes += static_cast<int64_t>(jpeg.size());
-          if (k < kHistograms) histograms[static_cast<size_t>(k)] = ColourHistogram(img);
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> lock(error_mu);
-          if (error.empty()) error = e.what();
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (std::thread& t : pool) t.join();
-    if (!error.empty()) throw std::runtime_error(error);
+    ForEachOnThreads(total, threads, [&](int k) {
+      const int label = k % kClasses, index = k / kClasses;  // classes interleaved: balanced prefix
+      const Image8 img = MakeSampleImage(label, 0xC0FFEEull + static_cast<uint64_t>(k) * 7919);
+      const Subsampling sub = k % 5 == 3 ? Subsampling::k444 : Subsampling::k420;
+      const std::vector<uint8_t> jpeg =
+          conveyor::testimages::EncodeJpeg(img, sub, 85 + k % 11, /*progressive=*/k % 8 == 5);
+      conveyor::testimages::WriteFile(dir + "/" + FileName(label, index), jpeg);
+      bytes += static_cast<int64_t>(jpeg.size());
+      if (k < kHistograms) histograms[static_cast<size_t>(k)] = ColourHistogram(img);
+    });
 
     std::string list = "# path label (relative to this file): " + std::to_string(kListPerClass) + " images per class\n";
     for (int c = 0; c < kClasses; ++c) {
