@@ -25,13 +25,15 @@
 #include "operators/video/clip_index.h"
 #include "operators/video/cpu_decoder.h"
 #include "operators/video/demux.h"
+#include "operators/video/decode_args.h"
 #include "operators/video/video_limits.h"
 
 namespace conveyor::ops::video {
 namespace {
 
-const OpSchema kVideoDecoderSchema =
-    OpSchema("decoders.video")
+OpSchema MakeSchema() {
+  OpSchema schema("decoders.video");
+  schema
         .Doc("Decodes encoded video files given as bytes (MP4/MOV, MKV/WebM, AVI, MPEG-TS, FLV, IVF; H.264, HEVC, "
              "VP9, AV1, MPEG-4 Part 2 and whatever else libavcodec decodes) to FHWC uint8 RGB: every frame of the "
              "first video stream, or sequence_length frames from start_frame at `stride`; frame-accurately, with "
@@ -52,20 +54,11 @@ const OpSchema kVideoDecoderSchema =
                       "Largest output of one sample (frames x height x width x 3 bytes, from the stream's declared "
                       "size and frame count): a larger one is an error naming the sample, before anything is "
                       "allocated for it.")
-        .Min(1)
-        .Arg<int64_t>("max_pixels", int64_t{1} << 26,
-                      "Largest frame (width x height as the stream declares it); a larger one is an error naming "
-                      "the sample.")
-        .Min(1)
-        .Arg<int64_t>("max_frames", int64_t{1} << 22, "Most packets (frames) a sample's video stream may hold.")
-        .Min(1)
-        .Arg<int64_t>("decode_timeout_ms", 60000,
-                      "Wall-clock bound on indexing one sample and on decoding it (a damaged file cannot hang the "
-                      "pipeline).")
-        .Range(1, 86400000)
-        .Arg<int64_t>("decoder_threads", 1, "libavcodec threads per decoder (samples already decode in parallel).")
-        .Range(1, 64)
-        .Backends({Device::kCpu});
+        .Min(1);
+  return AddDecodeArgs(schema, {"sample", "it", "samples"}).Backends({Device::kCpu});
+}
+
+const OpSchema kVideoDecoderSchema = MakeSchema();
 
 class VideoDecoderOp final : public Operator {
  public:
@@ -76,10 +69,7 @@ class VideoDecoderOp final : public Operator {
         sequence_length_(spec.Arg<int64_t>("sequence_length")),
         stride_(spec.Arg<int64_t>("stride")),
         max_output_bytes_(spec.Arg<int64_t>("max_output_bytes")) {
-    limits_.max_pixels = spec.Arg<int64_t>("max_pixels");
-    limits_.max_frames = spec.Arg<int64_t>("max_frames");
-    limits_.timeout_ms = spec.Arg<int64_t>("decode_timeout_ms");
-    options_.threads = static_cast<int>(spec.Arg<int64_t>("decoder_threads"));
+    ReadDecodeArgs(spec, limits_, options_);
     options_.max_pixels = limits_.max_pixels;
   }
 

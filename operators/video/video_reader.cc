@@ -15,6 +15,7 @@
 #include "core/tensor/copy.h"
 #include "operators/readers/dataset.h"
 #include "operators/readers/io/byte_source.h"
+#include "operators/video/decode_args.h"
 #include "operators/video/nvdec/gpu_clip_decoder.h"
 
 namespace conveyor::ops::video {
@@ -37,10 +38,7 @@ void ForEachParallel(int64_t n, const std::function<void(int64_t)>& work) {
 
 VideoReaderOp::VideoReaderOp(const OpSpec& spec)
     : Operator(spec), where_(spec.Describe()), params_(), clips_(ClipParams{}) {
-  limits_.max_pixels = spec.Arg<int64_t>("max_pixels");
-  limits_.max_frames = spec.Arg<int64_t>("max_frames");
-  limits_.timeout_ms = spec.Arg<int64_t>("decode_timeout_ms");
-  cpu_options_.threads = static_cast<int>(spec.Arg<int64_t>("decoder_threads"));
+  ReadDecodeArgs(spec, limits_, cpu_options_);
   params_.sequence_length = spec.Arg<int64_t>("sequence_length");
   params_.stride = spec.Arg<int64_t>("stride");
   const int64_t step = spec.Arg<int64_t>("step");

@@ -1,12 +1,15 @@
 // readers.video's schema and registration; the operator is video_reader.h.
 #include "core/op/registry.h"
+#include "operators/video/decode_args.h"
 #include "operators/video/video_reader.h"
 
 namespace conveyor::ops::video {
 
-const OpSchema& VideoReaderSchema() {
-  static const OpSchema schema =
-      OpSchema("readers.video")
+namespace {
+
+OpSchema MakeSchema() {
+  OpSchema schema("readers.video");
+  schema
           .Doc("Reads clips of video files (MP4/MOV, MKV/WebM, AVI, MPEG-TS, FLV, IVF; H.264, HEVC, VP9, AV1, "
                "MPEG-4 Part 2 and whatever else libavcodec decodes): sequence_length frames at `stride`, one clip "
                "every `step` frames, as FHWC uint8 RGB, frame-accurately (B-frames, variable frame rate and "
@@ -61,20 +64,14 @@ const OpSchema& VideoReaderSchema() {
           .Arg<int64_t>("max_open_files", 16,
                         "Files kept open between batches (least recently used closed first); clips being decoded at "
                         "once may exceed it.")
-          .Min(1)
-          .Arg<int64_t>("decoder_threads", 1, "libavcodec threads per decoder (clips already decode in parallel).")
-          .Range(1, 64)
-          .Arg<int64_t>("max_pixels", int64_t{1} << 26,
-                        "Largest frame (width x height as the stream declares it); a larger one is an error naming "
-                        "the file, before anything is allocated for it.")
-          .Min(1)
-          .Arg<int64_t>("max_frames", int64_t{1} << 22, "Most packets (frames) a file's video stream may hold.")
-          .Min(1)
-          .Arg<int64_t>("decode_timeout_ms", 60000,
-                        "Wall-clock bound on indexing one file and on decoding one clip (a damaged file cannot hang "
-                        "the pipeline).")
-          .Range(1, 86400000)
-          .Backends({Device::kCpu, Device::kGpu});
+          .Min(1);
+  return AddDecodeArgs(schema, {"file", "one clip", "clips"}).Backends({Device::kCpu, Device::kGpu});
+}
+
+}  // namespace
+
+const OpSchema& VideoReaderSchema() {
+  static const OpSchema schema = MakeSchema();
   return schema;
 }
 
