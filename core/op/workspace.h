@@ -93,6 +93,12 @@ class Workspace {
     return spec_->Arg<T>(name);
   }
   bool IsArgPerSample(const std::string& name) const { return arg_inputs_.count(name) != 0; }
+  // The list feeding argument `name` per sample, or null when it is not fed (for operators that
+  // check the feed's shapes and dtype themselves).
+  const TensorListCPU* ArgInput(const std::string& name) const {
+    const auto it = arg_inputs_.find(name);
+    return it == arg_inputs_.end() ? nullptr : it->second;
+  }
   // The value for one sample: the fed value when the argument is fed, else the constant.
   // T: bool, an integral or floating-point type, or a std::vector of those.
   template <typename T>

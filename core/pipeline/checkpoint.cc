@@ -51,6 +51,8 @@ Checkpoint Checkpoint::Fingerprint(const PipelineSpec& spec) {
   for (const OpSpec& op : c.ops) {
     PipelineSpec one;
     one.ops = {op};
+    // A node's enable:/probability: changes its output: part of the node's hash.
+    if (auto it = c.conditions.find(op.name()); it != c.conditions.end()) one.conditions.insert(*it);
     cp.op_hashes.emplace_back(op.name(), Hash(ToYaml(one)));
   }
   return cp;
@@ -135,7 +137,7 @@ void Checkpoint::CheckMatches(const PipelineSpec& spec) const {
       if (it == theirs.end()) {
         diffs.push_back("node \"" + node + "\" is new");
       } else if (it->second != hash) {
-        diffs.push_back("node \"" + node + "\" changed (op, device, inputs, outputs or arguments)");
+        diffs.push_back("node \"" + node + "\" changed (op, device, inputs, outputs, arguments or enable:/probability:)");
       }
     }
     for (const auto& [node, hash] : op_hashes) {

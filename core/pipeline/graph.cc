@@ -7,6 +7,7 @@
 #include "core/cuda/device.h"
 #include "core/error.h"
 #include "core/op/plugin.h"
+#include "core/pipeline/conditions.h"
 #include "core/util/strings.h"
 
 namespace conveyor {
@@ -140,10 +141,13 @@ std::unique_ptr<Operator> GraphNode::CreateOperator() const {
   }
 }
 
-Graph Graph::Build(const PipelineSpec& spec, const GraphOptions& options) {
+Graph Graph::Build(const PipelineSpec& written, const GraphOptions& options) {
   OpRegistry& registry = options.registry ? *options.registry : OpRegistry::Global();
   Graph g;
-  g.spec_ = spec;
+  g.spec_ = written;
+  // Below, `spec` is the written one with its nodes' conditions expanded (conditions.h) once the
+  // plugins are loaded and the pipeline's device is known.
+  PipelineSpec spec = written;
   for (size_t i = 0; i < spec.plugins.size(); ++i) {
     try {
       LoadPlugin(spec.plugins[i], registry);
@@ -167,6 +171,13 @@ Graph Graph::Build(const PipelineSpec& spec, const GraphOptions& options) {
     case DeviceRequest::kAuto:
       g.device_ = has_gpu ? Device::kGpu : Device::kCpu;
       break;
+  }
+
+  if (!spec.conditions.empty()) {
+    spec.ops = ExpandConditions(written, registry, [&](const OpSpec& op) {
+      const OpRegistry::Entry* entry = registry.Find(op.op());
+      return entry ? Place(op, entry->schema, g.device_) : Device::kCpu;
+    });
   }
 
   // Nodes in file order first; names, outputs and devices.

@@ -13,6 +13,10 @@
 // spec came from YAML. Operators are constructed later (GraphNode::CreateOperator, by the executor),
 // and what their constructors refuse is reported at the argument's position too (ArgumentError).
 //
+// A node with `enable:` / `probability:` (spec.conditions) is followed by the hidden nodes that
+// make its output conditional (conditions.h: "<node>.coin", "<node>.select"); they are ordinary
+// nodes of nodes(), while spec() stays as written.
+//
 // nodes() is in topological order (producers first, file order among independent nodes): the
 // executor runs them in that order, the CPU ones in its TBB stage and the GPU ones on its streams.
 #pragma once

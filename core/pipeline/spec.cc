@@ -56,6 +56,13 @@ std::string ToYaml(const PipelineSpec& spec) {
       << "    device: " << DeviceRequestName(op.device()) << "\n"
       << "    inputs: " << StrList(op.inputs()) << "\n"
       << "    outputs: " << StrList(op.outputs()) << "\n";
+    if (auto it = spec.conditions.find(op.name()); it != spec.conditions.end()) {
+      if (it->second.probability) {
+        y << "    probability: " << ArgValue(*it->second.probability).ToYaml() << "\n";
+      } else {
+        y << "    enable: $" << it->second.enable << "\n";
+      }
+    }
     if (op.args().empty() && op.arg_inputs().empty()) continue;
     y << "    args:\n";
     for (const auto& [name, value] : op.args()) y << "      " << name << ": " << EscapeEnv(value) << "\n";

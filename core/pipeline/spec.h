@@ -5,12 +5,21 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/op/spec.h"
 
 namespace conveyor {
+
+// A node's `enable:` or `probability:` (docs/yaml.md, "Conditions"): per sample, its output where
+// the sample is selected, else its first input unchanged. Exactly one of the two is set.
+struct NodeCondition {
+  std::string enable;                 // output name of a per-sample bool/int scalar ("" with probability)
+  std::optional<double> probability;  // a coin per sample, 1 with this probability
+  friend bool operator==(const NodeCondition&, const NodeCondition&) = default;
+};
 
 struct PipelineSpec {
   std::string name = "pipeline";
@@ -24,6 +33,8 @@ struct PipelineSpec {
   std::vector<std::string> plugins;  // absolute (or as given, for specs built in C++)
   std::vector<OpSpec> ops;           // in file order
   std::vector<std::string> outputs;  // output names of nodes
+  // Node name → its condition; Graph::Build turns each into hidden nodes (core/pipeline/conditions.h).
+  std::map<std::string, NodeCondition> conditions;
 
   // The YAML file it came from ("" when built in C++), and where its own fields were:
   // "pipeline" (the section), "pipeline.KEY", "plugins.N", "outputs.N".
@@ -36,7 +47,7 @@ struct PipelineSpec {
     return a.name == b.name && a.batch_size == b.batch_size && a.device == b.device &&
            a.device_id == b.device_id && a.num_threads == b.num_threads &&
            a.prefetch_depth == b.prefetch_depth && a.seed == b.seed && a.graph_capture == b.graph_capture &&
-           a.plugins == b.plugins && a.ops == b.ops && a.outputs == b.outputs;
+           a.plugins == b.plugins && a.ops == b.ops && a.outputs == b.outputs && a.conditions == b.conditions;
   }
 };
 

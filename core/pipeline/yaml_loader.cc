@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 const std::vector<std::string> kTopLevelKeys = {"pipeline", "plugins", "ops", "outputs"};
 const std::vector<std::string> kPipelineKeys = {"name",        "batch_size",     "device", "device_id",
                                                 "num_threads", "prefetch_depth", "seed",   "graph_capture"};
-const std::vector<std::string> kOpKeys = {"op", "name", "device", "inputs", "outputs", "args"};
+const std::vector<std::string> kOpKeys = {"op",      "name", "device",     "inputs",
+                                          "outputs", "args", "enable", "probability"};
 
 class Parser {
  public:
@@ -66,6 +67,7 @@ class Parser {
 
   void ParsePipeline(const YAML::Node& node, PipelineSpec& spec) const;
   OpSpec ParseOp(const YAML::Node& node, size_t index) const;
+  void ParseCondition(const YAML::Node& node, OpSpec& op, PipelineSpec& spec) const;
   ArgValue ParseArgValue(const YAML::Node& node, const ArgSchema& arg, const OpSpec& spec) const;
   ArgValue ParseScalarArg(const YAML::Node& node, ArgType type, const ArgSchema& arg, const OpSpec& spec) const;
 
@@ -219,7 +221,10 @@ PipelineSpec Parser::Parse(const std::string& text) {
   if (!ops || ops.IsNull()) throw ConfigError(file_ + ":1:1: no \"ops:\" list: a pipeline needs at least one op");
   if (!ops.IsSequence()) Fail(ops, "ops: expected a list of op entries, got " + KindOf(ops));
   size_t index = 0;
-  for (const YAML::Node& op : ops) spec.ops.push_back(ParseOp(op, index++));
+  for (const YAML::Node& op : ops) {
+    spec.ops.push_back(ParseOp(op, index++));
+    ParseCondition(op, spec.ops.back(), spec);
+  }
   if (const YAML::Node outputs = root["outputs"]) {
     int i = 0;
     for (const auto& [node, name] : Strings(outputs, "outputs")) {
@@ -343,6 +348,51 @@ OpSpec Parser::ParseOp(const YAML::Node& node, size_t index) const {
   }
   spec.Validate();
   return spec;
+}
+
+// `enable: $name` or `probability: p` on an op entry (docs/yaml.md, "Conditions"). Their
+// positions are kept on the node ("enable", "probability"; ":key" for the key) for the checks
+// Graph::Build makes once the whole graph is known (conditions.h).
+void Parser::ParseCondition(const YAML::Node& node, OpSpec& op, PipelineSpec& spec) const {
+  const YAML::Node enable = node["enable"];
+  const YAML::Node probability = node["probability"];
+  if (!enable && !probability) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    if (key == "enable" || key == "probability") {
+      op.SetLocation(key + ":key", At(it->first));
+      op.SetLocation(key, At(it->second));
+    }
+  }
+  if (enable && probability) {
+    throw SpecError(op, "probability:key",
+                    "give enable: or probability:, not both (enable: at " + At(enable).ToString() +
+                        "); a node has one condition");
+  }
+  NodeCondition condition;
+  if (enable) {
+    const std::string text = Scalar(enable, op.Describe() + ": enable");
+    // Like an argument input: a plain (unquoted) `$name`.
+    if (enable.Tag() != "?" || text.size() < 2 || text[0] != '$') {
+      throw SpecError(op, "enable",
+                      "enable: expected $NAME, a node's per-sample bool or integer output (enable: $coin), got \"" +
+                          text + "\"");
+    }
+    condition.enable = text.substr(1);
+  } else {
+    const std::string text = Scalar(probability, op.Describe() + ": probability");
+    char* end = nullptr;
+    const double p = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size()) {
+      throw SpecError(op, "probability", "probability: expected a number in [0, 1], got \"" + text + "\"" +
+                                             EnvNote(probability.Scalar()));
+    }
+    if (!(p >= 0.0 && p <= 1.0)) {
+      throw SpecError(op, "probability", "probability: expected a value in [0, 1], got " + text + EnvNote(probability.Scalar()));
+    }
+    condition.probability = p;
+  }
+  spec.conditions[op.name()] = condition;
 }
 
 ArgValue Parser::ParseArgValue(const YAML::Node& node, const ArgSchema& arg, const OpSpec& spec) const {

@@ -4,7 +4,8 @@
 //              seed, graph_capture}
 //   plugins: [libmy_ops.so]               # relative to the file; loaded while parsing
 //   ops:
-//     - {op, name, device: cpu|gpu|auto, inputs: [...], outputs: [...], args: {...}}
+//     - {op, name, device: cpu|gpu|auto, inputs: [...], outputs: [...], args: {...},
+//        enable: $name | probability: p}   # per-sample condition (conditions.h), in spec.conditions
 //   outputs: [...]
 //
 // Scalars may use `${VAR}` / `${VAR:-default}` (the environment, substituted before typing, so
