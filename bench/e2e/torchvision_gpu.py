@@ -6,7 +6,9 @@ one window per call, so random windows mean a call per image), stack, and normal
 float16 CHW (batched: the cheapest way torchvision offers). Timed by common.py's rule.
 Decoded as RGB (ImageReadMode.RGB: grayscale JPEGs too, as DALI's and Conveyor's output_type RGB);
 a file that is no JPEG whatever its name (the realistic set's PNG) is decoded on the CPU
-(decode_image) and copied to the GPU, as a torchvision user would have to.
+(decode_image) and copied to the GPU, as a torchvision user would have to. A batch the batched GPU
+decode refuses (one file nvJPEG will not take that way fails the whole call) is decoded image by
+image, the refused images on the CPU; both counts are in the result.
 
     torchvision_gpu.py --data DIR [common options]
     torchvision_gpu.py --data DIR --cpu-smoke        # decode and transform on the CPU, tiny
@@ -44,7 +46,7 @@ def main():
     per_image = v2.Compose([v2.RandomResizedCrop(common.CROP, antialias=True), v2.RandomHorizontalFlip(0.5)])
     mean = torch.tensor(common.MEAN, device=device).view(1, 3, 1, 1)
     inv_std = (1.0 / torch.tensor(common.STD, device=device)).view(1, 3, 1, 1)
-    state = {"order": [], "pos": 0, "out": None}
+    state = {"order": [], "pos": 0, "out": None, "batches_split": 0, "cpu_fallbacks": 0}
 
     def next_files():
         if state["pos"] + args.batch > len(state["order"]):  # a new epoch: a fresh permutation
@@ -60,7 +62,22 @@ def main():
         on_gpu = [i for i, f in enumerate(batch) if jpeg[f]]
         images = [None] * len(batch)
         if on_gpu:
-            for i, img in zip(on_gpu, decode_jpeg([data[i] for i in on_gpu], device=device, mode=rgb)):
+            try:
+                decoded = decode_jpeg([data[i] for i in on_gpu], device=device, mode=rgb)
+            except RuntimeError:
+                # torchvision's batched GPU decode refuses the whole batch for one JPEG nvJPEG
+                # will not take through it (seen on the realistic set, 2026-11-27: "Failed to
+                # decode jpeg stream: 2"); a user then decodes image by image, the refused ones
+                # on the CPU. Counted, and said in the result.
+                decoded = []
+                for i in on_gpu:
+                    try:
+                        decoded.append(decode_jpeg(data[i], device=device, mode=rgb))
+                    except RuntimeError:
+                        decoded.append(decode_image(data[i], mode=rgb).to(device))
+                        state["cpu_fallbacks"] += 1
+                state["batches_split"] += 1
+            for i, img in zip(on_gpu, decoded):
                 images[i] = img
         for i, f in enumerate(batch):
             if not jpeg[f]:
@@ -76,6 +93,8 @@ def main():
     out = state["out"]
     common.emit(dict(figures, contender="torchvision-gpu", label=label, device=device, files=len(files),
                      output_shape=list(out.shape), output_dtype=str(out.dtype),
+                     batches_decoded_image_by_image=state["batches_split"],
+                     images_decoded_on_cpu_after_gpu_refusal=state["cpu_fallbacks"],
                      gpu=torch.cuda.get_device_name() if device == "cuda" else "none",
                      versions=common.versions("torch", "torchvision")))
     return 0
