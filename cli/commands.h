@@ -46,6 +46,8 @@ struct PreviewOptions {
   std::string inputs;  // "": outputs only; else this node output's images beside them
   int samples = 16;
   int tile_size = 0;   // 0: tiles at their size; else shrunk to fit N x N
+  std::string boxes;   // "": an output named boxes/bboxes, if any (preview_overlays.h)
+  std::string mask;    // "": an output named mask/masks, if any
 };
 
 int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostream& out);

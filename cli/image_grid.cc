@@ -163,6 +163,52 @@ RgbImage ShrinkToFit(const RgbImage& image, int max_w, int max_h) {
   return out;
 }
 
+void ClassColour(int64_t label, uint8_t rgb[3]) {
+  // Hue in sixths of the circle; s = v = 1, so one channel is 255, one is 0, one ramps.
+  const double golden = 0.6180339887498949;
+  double hue = std::fmod(static_cast<double>(label) * golden, 1.0);
+  if (hue < 0) hue += 1.0;
+  const double h6 = hue * 6.0;
+  const int sector = std::min(5, static_cast<int>(h6));
+  const auto ramp = static_cast<uint8_t>(std::lround((h6 - sector) * 255.0));
+  const auto fall = static_cast<uint8_t>(255 - ramp);
+  const uint8_t table[6][3] = {{255, ramp, 0}, {fall, 255, 0}, {0, 255, ramp},
+                               {0, fall, 255}, {ramp, 0, 255}, {255, 0, fall}};
+  std::memcpy(rgb, table[sector], 3);
+}
+
+void DrawBoxOutline(RgbImage& image, double left, double top, double right, double bottom, const uint8_t rgb[3]) {
+  constexpr double kSlack = 1e-3;
+  if (!(left < right) || !(top < bottom)) return;  // also NaN
+  if (right <= 0 || bottom <= 0 || left >= image.width || top >= image.height) return;
+  auto clamp_x = [&](double v) { return static_cast<int>(std::clamp(v, 0.0, image.width - 1.0)); };
+  auto clamp_y = [&](double v) { return static_cast<int>(std::clamp(v, 0.0, image.height - 1.0)); };
+  const int x0 = clamp_x(std::floor(left + kSlack)), x1 = clamp_x(std::ceil(right - kSlack) - 1);
+  const int y0 = clamp_y(std::floor(top + kSlack)), y1 = clamp_y(std::ceil(bottom - kSlack) - 1);
+  for (int x = x0; x <= x1; ++x) {
+    std::memcpy(image.at(x, y0), rgb, 3);
+    std::memcpy(image.at(x, y1), rgb, 3);
+  }
+  for (int y = y0; y <= y1; ++y) {
+    std::memcpy(image.at(x0, y), rgb, 3);
+    std::memcpy(image.at(x1, y), rgb, 3);
+  }
+}
+
+void DrawLabelOutlines(RgbImage& image, const std::vector<int64_t>& labels) {
+  const int w = image.width, h = image.height;
+  auto at = [&](int x, int y) { return labels[static_cast<size_t>(y) * w + x]; };
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      const int64_t label = at(x, y);
+      if (label == 0) continue;
+      const bool edge = (x > 0 && at(x - 1, y) != label) || (x + 1 < w && at(x + 1, y) != label) ||
+                        (y > 0 && at(x, y - 1) != label) || (y + 1 < h && at(x, y + 1) != label);
+      if (edge) ClassColour(label, image.at(x, y));
+    }
+  }
+}
+
 void WritePng(const std::string& path, const RgbImage& image) {
   png_image png;
   std::memset(&png, 0, sizeof(png));

@@ -10,6 +10,12 @@
 //   pad between rows and around the edge; background kBackground; caption text white.
 //
 // TileOrigin() gives where tile i's top-left pixel lands, for callers and tests.
+//
+// Overlays drawn on a tile before it is placed (preview's boxes and mask outlines), one pixel wide,
+// in a colour fixed by the class (ClassColour):
+//   box   [l, r) x [t, b) in pixels → outline on columns floor(l), ceil(r) - 1,
+//                                     rows floor(t), ceil(b) - 1
+//   mask  a pixel with label L != 0 whose 4-neighbour inside the map has another label
 #pragma once
 
 #include <cstdint>
@@ -54,6 +60,20 @@ RgbImage RenderGrid(const std::vector<RgbImage>& tiles, const std::vector<std::s
 // `image` shrunk (box filter: each output pixel the mean of the input pixels it covers) so that it
 // fits in max_w x max_h, aspect ratio kept (sides at least 1); returned as is when it fits.
 RgbImage ShrinkToFit(const RgbImage& image, int max_w, int max_h);
+
+// Class `label`'s colour: fully saturated (one channel 255, one 0), the hue stepped by the golden
+// ratio so that neighbouring classes differ; the same label always gives the same colour.
+void ClassColour(int64_t label, uint8_t rgb[3]);
+
+// The outline of the box from (left, top) to (right, bottom), in pixels of `image` (edges between
+// pixels: a box covering columns 2..5 is left 2, right 6); 1e-3 pixel of rounding is forgiven
+// either way. Clipped to the image; a box without area inside it, or with a NaN, draws nothing.
+void DrawBoxOutline(RgbImage& image, double left, double top, double right, double bottom, const uint8_t rgb[3]);
+
+// `labels` is a map of image.width x image.height labels (row-major). Outlines each region of a
+// nonzero label in ClassColour(label): the pixels with a 4-neighbour (inside the map) of another
+// label.
+void DrawLabelOutlines(RgbImage& image, const std::vector<int64_t>& labels);
 
 // Throws InvalidArgument naming the path when it cannot be written.
 void WritePng(const std::string& path, const RgbImage& image);

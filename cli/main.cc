@@ -85,7 +85,7 @@ int Main(int argc, char** argv) {
 
   std::vector<std::string> files, plugins, sets;
   bool markdown = false, json = false, no_progress = false;
-  std::string op_name, save_dir, png_path, output_name, inputs_name, checkpoint_file;
+  std::string op_name, save_dir, png_path, output_name, inputs_name, boxes_name, mask_name, checkpoint_file;
   int64_t checkpoint_every = 0;
   int64_t iterations = 0, epochs = 0, warmup = 5;
   int repeats = 3, samples = 16, tile_size = 0;
@@ -140,6 +140,10 @@ int Main(int argc, char** argv) {
   preview->add_option("--inputs", inputs_name, "Show this node output's images (e.g. the decoded ones) beside the outputs");
   preview->add_option("--tile-size", tile_size, "Shrink tiles to fit N x N pixels (default: their own size)")
       ->check(AtLeast(1));
+  preview->add_option("--boxes", boxes_name,
+                      "Outline this output's [N, 4] boxes on the tiles (default: an output named boxes or bboxes)");
+  preview->add_option("--mask", mask_name,
+                      "Outline this output's label regions on the tiles (default: an output named mask or masks)");
 
   IndexCommand index(app);
   ShardsCommand shards(app);
@@ -183,6 +187,8 @@ int Main(int argc, char** argv) {
       o.samples = samples;
       o.inputs = inputs_name;
       o.tile_size = tile_size;
+      o.boxes = boxes_name;
+      o.mask = mask_name;
       return PreviewCommand(pc, o, std::cout);
     }
   } catch (const std::exception& e) {

@@ -11,6 +11,10 @@
 // per image to 0..255. Captions: the label from an output of one integer per sample (the first
 // such output besides the image), else the sample index.
 //
+// Boxes and mask outlines (preview_overlays.h): an output named boxes/bboxes ([N, 4] float) or
+// --boxes NAME has each sample's boxes outlined on its tile, an output named mask/masks (integer
+// label maps) or --mask NAME its label regions, in colours fixed by class.
+//
 // --inputs NAME adds node output NAME (say the decoded images) to the pipeline's outputs and puts
 // sample i's NAME image, shrunk to the output tile's size, left of its output tile, captioned
 // NAME: pairs [input | output] fill the rows. --tile-size N shrinks every tile to fit N x N.
@@ -20,6 +24,7 @@
 
 #include "cli/commands.h"
 #include "cli/image_grid.h"
+#include "cli/preview_overlays.h"
 #include "cli/session.h"
 #include "core/error.h"
 #include "core/tensor/half.h"
@@ -39,23 +44,6 @@ ImageLayout Classify(const Shape& s, const Layout& layout) {
   if (s.ndim() == 3 && channels(s[2])) return ImageLayout::kHWC;
   if (s.ndim() == 3 && channels(s[0])) return ImageLayout::kCHW;
   return ImageLayout::kNone;
-}
-
-double Element(const void* data, DType dtype, int64_t i) {
-  switch (dtype) {
-    case DType::kBool:
-    case DType::kUInt8: return static_cast<const uint8_t*>(data)[i];
-    case DType::kInt8: return static_cast<const int8_t*>(data)[i];
-    case DType::kUInt16: return static_cast<const uint16_t*>(data)[i];
-    case DType::kInt16: return static_cast<const int16_t*>(data)[i];
-    case DType::kInt32: return static_cast<const int32_t*>(data)[i];
-    case DType::kInt64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case DType::kFloat16: return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kBFloat16: return BFloat16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
-    case DType::kFloat32: return static_cast<const float*>(data)[i];
-    case DType::kFloat64: return static_cast<const double*>(data)[i];
-  }
-  return 0;
 }
 
 // in = (out - shift) / scale * std + mean, per channel (crop_mirror_normalize's formula inverted).
@@ -100,7 +88,7 @@ RgbImage ToTile(const TensorListCPU& batch, int i, ImageLayout kind, const std::
     for (int64_t x = 0; x < w; ++x) {
       for (int64_t ch = 0; ch < 3; ++ch) {
         const int64_t src = used == 3 ? ch : 0;
-        double e = Element(data, batch.dtype(), index(y, x, src));
+        double e = SampleElement(data, batch.dtype(), index(y, x, src));
         if (undo) e = undo->Apply(e, static_cast<int>(src));
         v[static_cast<size_t>((y * w + x) * 3 + ch)] = e;
       }
@@ -151,6 +139,9 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
   const std::vector<std::string>& names = outputs.names();
   const int input_index = options.inputs.empty() ? -1 : outputs.Index(options.inputs);
 
+  const Graph& graph = session.pipeline().graph();
+  const PreviewOverlays overlays = FindOverlays(graph, names, host, options);
+
   int chosen = -1;
   if (!options.output.empty()) {
     const auto it = std::find(names.begin(), names.end(), options.output);
@@ -161,7 +152,9 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
     chosen = static_cast<int>(it - names.begin());
   } else {
     for (int i = 0; i < static_cast<int>(host.size()) && chosen < 0; ++i) {
-      if (i == input_index) continue;
+      // Label maps look like 1-channel images: a mask is never the image unless --output says so.
+      const bool mask_like = i == overlays.mask || names[i] == "mask" || names[i] == "masks";
+      if (i == input_index || mask_like || i == overlays.boxes) continue;
       if (host[i].num_samples() > 0 && Classify(host[i].shape(0), host[i].layout()) != ImageLayout::kNone) chosen = i;
     }
     if (chosen < 0) {
@@ -172,9 +165,11 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
   const TensorListCPU& images = host[static_cast<size_t>(chosen)];
   int label_output = -1;
   for (int i = 0; i < static_cast<int>(host.size()) && label_output < 0; ++i) {
-    if (i != chosen && IsLabelOutput(host[i]) && host[i].num_samples() == images.num_samples()) label_output = i;
+    const bool overlay = i == overlays.boxes || i == overlays.box_classes;
+    if (i != chosen && !overlay && IsLabelOutput(host[i]) && host[i].num_samples() == images.num_samples()) {
+      label_output = i;
+    }
   }
-  const Graph& graph = session.pipeline().graph();
   const std::optional<Denormalize> undo =
       IsFloatingPoint(images.dtype()) ? FindNormalization(graph, names[chosen]) : std::nullopt;
 
@@ -183,7 +178,10 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
   const int n = std::min(options.samples, images.num_samples());
   const int limit = options.tile_size > 0 ? options.tile_size : 1 << 30;
   for (int i = 0; i < n; ++i) {
-    RgbImage tile = ShrinkToFit(SampleTile(images, i, "--output " + names[chosen], undo), limit, limit);
+    const RgbImage full = SampleTile(images, i, "--output " + names[chosen], undo);
+    RgbImage tile = ShrinkToFit(full, limit, limit);
+    // Drawn on the shrunk tile, so outlines stay one pixel wide.
+    overlays.Draw(host, i, full.height, full.width, tile);
     if (input_index >= 0) {
       const TensorListCPU& in = host[static_cast<size_t>(input_index)];
       if (i >= in.num_samples()) {
@@ -199,7 +197,7 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
     if (label_output >= 0) {
       const TensorListCPU& l = host[static_cast<size_t>(label_output)];
       captions.push_back(names[label_output] + " " +
-                         std::to_string(static_cast<int64_t>(Element(l.raw_sample(i), l.dtype(), 0))));
+                         std::to_string(static_cast<int64_t>(SampleElement(l.raw_sample(i), l.dtype(), 0))));
     } else {
       captions.push_back("#" + std::to_string(i));
     }
@@ -214,7 +212,8 @@ int PreviewCommand(const PipelineCommand& cmd, const PreviewOptions& options, st
       << (undo ? ", normalization undone from crop_mirror_normalize" : "")
       << (images.dtype() != DType::kUInt8 && !undo ? ", min/max scaled per image" : "")
       << (label_output >= 0 ? ", captions from \"" + names[label_output] + "\"" : std::string(", captions: sample index"))
-      << (input_index >= 0 ? ", \"" + options.inputs + "\" beside them" : std::string()) << "\n";
+      << (input_index >= 0 ? ", \"" + options.inputs + "\" beside them" : std::string())
+      << (overlays.Describe(names).empty() ? std::string() : ", " + overlays.Describe(names)) << "\n";
   return 0;
 }
 

@@ -1,8 +1,6 @@
 // `conveyor preview` on CPU pipelines over generated .npy images: the PNG is decoded back with
 // libpng and its tiles compared with the batch's pixels (uint8 HWC as they are, float CHW
 // min/max-scaled, crop_mirror_normalize undone), captions drawn from the label output.
-#include <png.h>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -14,27 +12,13 @@
 
 #include "cli/image_grid.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/png_testing.h"
 
 namespace conveyor::cli_test {
 namespace {
 
 using cli::RgbImage;
 using ::testing::HasSubstr;
-
-RgbImage ReadPng(const std::string& path) {
-  png_image png;
-  std::memset(&png, 0, sizeof(png));
-  png.version = PNG_IMAGE_VERSION;
-  RgbImage image;
-  if (!png_image_begin_read_from_file(&png, path.c_str())) {
-    ADD_FAILURE() << path << ": " << png.message;
-    return image;
-  }
-  png.format = PNG_FORMAT_RGB;
-  image = RgbImage(static_cast<int>(png.width), static_cast<int>(png.height));
-  EXPECT_TRUE(png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr)) << png.message;
-  return image;
-}
 
 // Per-sample images (HWC uint8, heights 5 + i, width 7) and labels (int32 scalars) in two folders
 // read in the same order by two readers.

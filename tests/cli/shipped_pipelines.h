@@ -8,7 +8,7 @@
 // | CONVEYOR_NPY_DATA    | <data>/samples_npy (16 .npy files)   | numpy_features, plugin_example   |
 // | CONVEYOR_TFRECORD_DATA | <data>/tfrecord (4 files + indexes) | tfrecord_train                   |
 // | CONVEYOR_WEBDATASET_DATA | <data>/webdataset (4 tar shards + indexes) | webdataset_train       |
-// | CONVEYOR_COCO_DATA   | <data>/coco (images/, annotations.json) | detection_train               |
+// | CONVEYOR_COCO_DATA   | <data>/coco (images/, annotations.json) | detection_train, segmentation_train |
 // | CONVEYOR_PLUGIN_DIR  | tests/plugins in the runfiles        | plugin_example                   |
 #pragma once
 
