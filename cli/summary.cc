@@ -52,17 +52,27 @@ std::string FormatDecoders(const RunMeasurements& m) {
   }
   if (!m.gpu_decoders.empty()) {
     const ops::GpuDecoderCounters& c = m.gpu_decode;
-    const int64_t total = c.images_hardware + c.images_cuda + c.images_cpu;
+    const int64_t total = c.images_hardware + c.images_cuda + c.images_jpeg2000 + c.images_cpu;
     const double all = total > 0 ? static_cast<double>(total) : 1.0;
+    // nvJPEG2000's share only where it decoded something (most pipelines meet no JPEG 2000).
+    char jpeg2000[64] = "";
+    if (c.images_jpeg2000 > 0) {
+      std::snprintf(jpeg2000, sizeof(jpeg2000), "nvJPEG2000 %lld (%.1f%%), ", static_cast<long long>(c.images_jpeg2000),
+                    100.0 * static_cast<double>(c.images_jpeg2000) / all);
+    }
     std::snprintf(buf, sizeof(buf),
                   " (gpu, nvJPEG): %lld images: hardware engines %lld (%.1f%%), CUDA backend %lld (%.1f%%), "
-                  "CPU %lld (%.1f%%, %lld nvJPEG refused)",
+                  "%sCPU %lld (%.1f%%, %lld %s refused)",
                   static_cast<long long>(total), static_cast<long long>(c.images_hardware),
                   100.0 * static_cast<double>(c.images_hardware) / all, static_cast<long long>(c.images_cuda),
-                  100.0 * static_cast<double>(c.images_cuda) / all, static_cast<long long>(c.images_cpu),
-                  100.0 * static_cast<double>(c.images_cpu) / all, static_cast<long long>(c.fallbacks));
+                  100.0 * static_cast<double>(c.images_cuda) / all, jpeg2000, static_cast<long long>(c.images_cpu),
+                  100.0 * static_cast<double>(c.images_cpu) / all, static_cast<long long>(c.fallbacks),
+                  c.images_jpeg2000 > 0 ? "GPU paths" : "nvJPEG");
     s << "  decoders        " << Join(m.gpu_decoders, ", ") << buf << "\n";
     if (!c.unavailable_reason.empty()) s << "                  (" << c.unavailable_reason << ")\n";
+    if (!c.nvjpeg2k_unavailable_reason.empty()) {
+      s << "                  (JPEG 2000 on the CPU: " << c.nvjpeg2k_unavailable_reason << ")\n";
+    }
   }
   return s.str();
 }

@@ -73,6 +73,21 @@ for f in "${libs[@]}"; do ldd "$f" 2>/dev/null; done | awk '/=> \//{print $3}' |
   esac
 done
 
+# nvJPEG2000 (optional): the GPU machines have none. Where tools/fetch_dali.sh left its wheel, its
+# library goes into lib/, which run.sh puts on LD_LIBRARY_PATH: the decoder's search finds it there
+# by soname (operators/decoders/nvjpeg2k/nvjpeg2k_loader.h). No wheel: JPEG 2000 stays on the CPU
+# there, and the nvJPEG2000 tests say so and skip.
+for whl in .dali/wheels/nvidia_nvjpeg2k_cu13-*.whl; do
+  [ -f "$whl" ] || continue
+  python3 - "$whl" "$BUNDLE/lib" <<'PY'
+import shutil, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z, z.open("nvidia/nvjpeg2k/lib/libnvjpeg2k.so.0") as src, \
+        open(sys.argv[2] + "/libnvjpeg2k.so.0", "wb") as dst:
+    shutil.copyfileobj(src, dst)
+PY
+  echo "bundle: nvJPEG2000 from $(basename "$whl")"
+done
+
 cp tools/bundle_run.sh "$BUNDLE/run.sh"
 cp tools/test_summary.py "$BUNDLE/"
 chmod +x "$BUNDLE/run.sh"

@@ -9,6 +9,7 @@ const char* DecodePathName(DecodePath p) {
     case DecodePath::kEngines: return "engines";
     case DecodePath::kCuda: return "CUDA backend";
     case DecodePath::kCpu: return "CPU";
+    case DecodePath::kJpeg2000: return "nvJPEG2000";
   }
   return "?";
 }
@@ -16,6 +17,10 @@ const char* DecodePathName(DecodePath p) {
 Route DecodeRouter::RouteOf(const RouteFacts& f) const {
   const RouterConfig& c = config_;
   Route r;
+  if (f.jpeg2000 && !f.empty && c.nvjpeg2k && c.paths != DecodePaths::kCpuOnly) {
+    r.first = DecodePath::kJpeg2000;
+    return r;
+  }
   if (!f.jpeg || f.empty || !c.nvjpeg || c.paths == DecodePaths::kCpuOnly) return r;  // CPU
   const EngineGroup group = f.pixels > c.large_pixels                     ? EngineGroup::kLarge
                             : f.subsampling == ChromaSubsampling::k420 ? EngineGroup::k420

@@ -6,6 +6,7 @@
 //
 // | image                                  | route                                               |
 // |----------------------------------------|-----------------------------------------------------|
+// | JPEG 2000, nvJPEG2000 loaded           | the nvJPEG2000 path (any DecodePaths but kCpuOnly)  |
 // | not JPEG (PNG), arithmetic-coded, empty| CPU (decode, then upload)                           |
 // | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU;|
 // |                                        | up to progressive_cpu_pixels: CPU                   |
@@ -16,7 +17,8 @@
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
 // Chains: engines → CUDA backend → CPU (engines → CPU when only the engines may decode); CUDA
-// backend → CPU. Where nvJPEG or the engines are missing, their images take the next path.
+// backend → CPU; nvJPEG2000 → CPU. Where nvJPEG, nvJPEG2000 or the engines are missing, their
+// images take the next path.
 // Measurements behind the defaults (H100, H200) are in docs/decoding.md, "Routing".
 #pragma once
 
@@ -30,8 +32,8 @@ namespace conveyor::ops {
 // Which paths may decode (tests and benchmarks force one; kAuto routes).
 enum class DecodePaths { kAuto, kHardwareOnly, kCudaOnly, kCpuOnly };
 
-enum class DecodePath : uint8_t { kEngines, kCuda, kCpu };
-const char* DecodePathName(DecodePath p);  // "engines", "CUDA backend", "CPU"
+enum class DecodePath : uint8_t { kEngines, kCuda, kCpu, kJpeg2000 };
+const char* DecodePathName(DecodePath p);  // "engines", "CUDA backend", "CPU", "nvJPEG2000"
 
 // Where progressive JPEGs go (the engines take baseline only).
 enum class ProgressiveRoute { kCpu, kCuda };
@@ -46,6 +48,7 @@ inline constexpr int kEngineGroups = 3;
 // What the router needs to know of one image (from its header, image_info.h).
 struct RouteFacts {
   bool jpeg = false;  // a JPEG nvJPEG may take (not arithmetic-coded)
+  bool jpeg2000 = false;  // a JPEG 2000 file nvJPEG2000 may take (its path refuses what it cannot do)
   bool progressive = false;
   ChromaSubsampling subsampling = ChromaSubsampling::kNone;
   bool empty = false;  // nothing to decode (zero-sized window)
@@ -61,6 +64,7 @@ struct Route {
 
 struct RouterConfig {
   bool nvjpeg = false;   // nvJPEG loaded (CUDA backend usable)
+  bool nvjpeg2k = false;  // nvJPEG2000 loaded (its path usable)
   bool engines = false;  // hardware engines usable
   DecodePaths paths = DecodePaths::kAuto;
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;

@@ -13,6 +13,7 @@ constexpr std::array kFields = {
     Count("images_hardware", &C::images_hardware),
     Count("images_cuda", &C::images_cuda),
     Count("images_cpu", &C::images_cpu),
+    Count("images_jpeg2000", &C::images_jpeg2000),
     Count("fallbacks", &C::fallbacks),
     Count("images_engines_other", &C::images_engines_other),
     Count("calls", &C::calls),
@@ -29,6 +30,7 @@ constexpr std::array kFields = {
     Seconds("cuda_pinned_wait_seconds", &C::cuda_pinned_wait_seconds),
     Seconds("cuda_issue_seconds", &C::cuda_issue_seconds),
     Seconds("cpu_seconds", &C::cpu_seconds),
+    Seconds("jpeg2000_seconds", &C::jpeg2000_seconds),
     Seconds("classify_seconds", &C::classify_seconds),
     Seconds("phase_b_seconds", &C::phase_b_seconds),
     Seconds("phase_c_seconds", &C::phase_c_seconds),
@@ -53,6 +55,8 @@ void AddCounters(GpuDecoderCounters& to, const GpuDecoderCounters& call) {
 void CopyLatest(GpuDecoderCounters& to, const GpuDecoderCounters& from) {
   to.nvjpeg_available = from.nvjpeg_available;
   to.hardware_available = from.hardware_available;
+  to.nvjpeg2k_available = from.nvjpeg2k_available;
+  to.nvjpeg2k_unavailable_reason = from.nvjpeg2k_unavailable_reason;
   to.hw_share = from.hw_share;
   to.hw_rate = from.hw_rate;
   to.cuda_rate = from.cuda_rate;

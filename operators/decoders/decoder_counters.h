@@ -16,6 +16,7 @@ struct GpuDecoderCounters {
   int64_t images_hardware = 0;  // decoded by the JPEG engines
   int64_t images_cuda = 0;      // nvJPEG CUDA backend
   int64_t images_cpu = 0;       // CPU path: routed there (PNG, progressive, ...) or fallen back
+  int64_t images_jpeg2000 = 0;  // nvJPEG2000 (JPEG 2000 it refuses is counted in images_cpu, fallbacks)
   int64_t fallbacks = 0;        // images a GPU path refused, decoded by the next path of their route
   int64_t images_engines_other = 0;  // engines' images in a call of their own (not 4:2:0: 4:4:4, gray, ...)
   int64_t calls = 0;            // Decode calls
@@ -32,6 +33,7 @@ struct GpuDecoderCounters {
   // pinned buffer's previous transfer, issuing the transfer + device phase.
   double cuda_host_seconds = 0, cuda_pinned_wait_seconds = 0, cuda_issue_seconds = 0;
   double cpu_seconds = 0;       // thread time of the CPU path's decodes (routed and fallen back)
+  double jpeg2000_seconds = 0;  // thread time of the nvJPEG2000 path's calls (parse, decode issue, waits)
   double classify_seconds = 0;  // phase A: the route of every image, the engines' support checks
   double phase_b_seconds = 0;   // phase B: every path side by side
   double phase_c_seconds = 0;   // phase C: fallbacks and the CPU path's uploads
@@ -41,6 +43,9 @@ struct GpuDecoderCounters {
   // The latest state (not summed).
   bool nvjpeg_available = false;
   bool hardware_available = false;
+  // nvJPEG2000: loaded at the first JPEG 2000 image; the reason when that failed ("" before).
+  bool nvjpeg2k_available = false;
+  std::string nvjpeg2k_unavailable_reason;
   double hw_share = 0;  // the engines' current share of the images both GPU paths may take (by pixels)
   double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, megapixels/s
   int hw_engines = 0, hw_cores_per_engine = 0;  // nvjpegGetHardwareDecoderInfo (0: not reported)

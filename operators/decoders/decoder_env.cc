@@ -79,6 +79,7 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;
+  if (const char* v = std::getenv("CONVEYOR_NVJPEG2K_PATH")) o.nvjpeg2k_path = v;
   if (const char* v = std::getenv("CONVEYOR_JPEG_HW_LOAD")) {
     char* end = nullptr;
     const double x = std::strtod(v, &end);

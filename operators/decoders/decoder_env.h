@@ -27,6 +27,7 @@
 // | CONVEYOR_JPEG_LARGE_KPIXELS  | 1-1000000 (the option's / 1000)  | large_pixels / 1000           |
 // | CONVEYOR_JPEG_HYBRID_KPIXELS | 0-1000000 (the option's / 1000)  | hybrid_huffman_threshold/1000 |
 // | CONVEYOR_JPEG_HW_LOAD        | -1 automatic, or 0-1 (option's)  | hw_load                       |
+// | CONVEYOR_NVJPEG2K_PATH       | a library file (the search)      | nvjpeg2k_path                 |
 // Unset leaves the option as it is. A value outside these is refused (Error naming the variable,
 // what each value means and what came).
 #pragma once

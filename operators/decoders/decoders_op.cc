@@ -17,7 +17,8 @@
 // the reason; see decode_cpu.h for conversions, image_check.h for what on_error: skip catches.
 //
 // GPU backend: RunGpu drives GpuDecoder (operators/decoders/gpu_decoder.h) from `plan_`, the same
-// DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG refuses. Images turned by
+// DecodePlan RunCpu uses, and calls DecodeSampleCpu for the images nvJPEG or nvJPEG2000 refuse.
+// JPEG 2000 files go to nvJPEG2000 where the machine has it (jpeg2000_path.h). Images turned by
 // their EXIF orientation (!= 1 with adjust_orientation) take the CPU path and are uploaded: no GPU
 // path rotates yet.
 #include <optional>
@@ -182,6 +183,7 @@ class ImageDecoderOp : public Operator {
       // decodes the stored window and turns it (no GPU path rotates yet).
       const bool nvjpeg = info.format == ImageFormat::kJpeg && !info.arithmetic && info.components != 4 &&
                           plan_.orientations[i] == 1;
+      const bool nvjpeg2k = info.format == ImageFormat::kJpeg2000 && plan_.orientations[i] == 1;
       samples_[i] = GpuDecodeSample{static_cast<const uint8_t*>(in.raw_sample(i)),
                                     static_cast<size_t>(in.shape(i).num_elements()),
                                     nvjpeg,
@@ -190,7 +192,8 @@ class ImageDecoderOp : public Operator {
                                     plan_.windows[i],
                                     static_cast<uint8_t*>(out.raw_sample(i)),
                                     info.subsampling,
-                                    info.progressive};
+                                    info.progressive,
+                                    nvjpeg2k};
     }
     Rejecting(ws, [&] {
       gpu_->Decode(

@@ -15,35 +15,45 @@
 namespace conveyor::ops {
 namespace {
 
-// A CUDA-backend worker for one ParallelFor chunk, taken at its first image and given back when
-// the chunk ends, also by exception. Not copyable: two chunks must never share a worker.
+// A path's worker (CudaPath's, Jpeg2000Path's) for one ParallelFor chunk, taken at its first image
+// and given back when the chunk ends, also by exception. Not copyable: two chunks must never share
+// a worker.
+template <typename Path>
 class WorkerLease {
  public:
-  WorkerLease(CudaPath& cuda, cudaEvent_t start) : cuda_(cuda), start_(start) {}
+  WorkerLease(Path& path, cudaEvent_t start) : path_(path), start_(start) {}
   ~WorkerLease() { Release(); }
   WorkerLease(const WorkerLease&) = delete;
   WorkerLease& operator=(const WorkerLease&) = delete;
-  CudaPath::Worker& Get() {
-    if (w_ == nullptr) w_ = cuda_.Take(start_);
+  typename Path::Worker& Get() {
+    if (w_ == nullptr) w_ = path_.Take(start_);
     return *w_;
   }
   // Records the worker's end and gives it back; the worker (null if none was taken).
-  CudaPath::Worker* Release() {
-    CudaPath::Worker* w = w_;
-    if (w != nullptr) cuda_.Done(w);
+  typename Path::Worker* Release() {
+    typename Path::Worker* w = w_;
+    if (w != nullptr) path_.Done(w);
     w_ = nullptr;
     return w;
   }
 
  private:
-  CudaPath& cuda_;
+  Path& path_;
   cudaEvent_t start_;
-  CudaPath::Worker* w_ = nullptr;
+  typename Path::Worker* w_ = nullptr;
+};
+
+// The leases of one chunk: a worker of each path that has one, taken only if the chunk needs it.
+struct ChunkLeases {
+  ChunkLeases(GpuDecoder::Impl& d, cudaEvent_t start) : cuda(d.cuda, start), jpeg2000(d.jpeg2000, start) {}
+  WorkerLease<CudaPath> cuda;
+  WorkerLease<Jpeg2000Path> jpeg2000;
 };
 
 RouteFacts FactsOf(const GpuDecodeSample& s) {
   RouteFacts f;
   f.jpeg = s.is_jpeg;
+  f.jpeg2000 = s.is_jpeg2000;
   f.progressive = s.progressive;
   f.subsampling = s.subsampling;
   f.empty = s.roi.h == 0 || s.roi.w == 0;
@@ -51,21 +61,40 @@ RouteFacts FactsOf(const GpuDecodeSample& s) {
   return f;
 }
 
-// The order the host items are taken in (d.item_order: item k < cpu_n is the CPU list's k-th,
-// else the CUDA list's (k - cpu_n)-th): costliest first when host_costliest_first, else list
-// order. Cost: the whole image's pixels (both host paths decode the whole scan), times 3 for
-// progressive JPEGs and CPU decodes (measured ~3x per pixel against host-Huffman baseline).
+// The host items: item k < cpu_n is the CPU list's k-th, then the nvJPEG2000 list's, then the CUDA
+// list's. Which list and which sample item k is.
+struct HostItem {
+  DecodePath path;
+  int64_t index;  // in its list
+};
+HostItem ItemOf(int64_t k, int64_t cpu_n, int64_t jpeg2000_n) {
+  if (k < cpu_n) return {DecodePath::kCpu, k};
+  if (k < cpu_n + jpeg2000_n) return {DecodePath::kJpeg2000, k - cpu_n};
+  return {DecodePath::kCuda, k - cpu_n - jpeg2000_n};
+}
+int SampleOf(const GpuDecoder::Impl& d, HostItem item) {
+  const std::vector<int>& list = item.path == DecodePath::kCpu        ? d.cpu_list
+                                 : item.path == DecodePath::kJpeg2000 ? d.jpeg2000_list
+                                                                      : d.cuda_list;
+  return list[static_cast<size_t>(item.index)];
+}
+
+// The order the host items are taken in (d.item_order): costliest first when
+// host_costliest_first, else list order. Cost: the whole image's pixels (both JPEG host paths
+// decode the whole scan), times 3 for progressive JPEGs and CPU decodes (measured ~3x per pixel
+// against host-Huffman baseline) and for JPEG 2000 on nvJPEG2000 (not measured: its host phase
+// and state waits taken as costly as a CPU decode, so a large one starts early).
 void OrderByCost(GpuDecoder::Impl& d, const std::vector<GpuDecodeSample>& samples, int64_t cpu_n) {
-  const int64_t items = cpu_n + static_cast<int64_t>(d.cuda_list.size());
+  const int64_t jpeg2000_n = static_cast<int64_t>(d.jpeg2000_list.size());
+  const int64_t items = cpu_n + jpeg2000_n + static_cast<int64_t>(d.cuda_list.size());
   d.item_order.resize(static_cast<size_t>(items));
   std::iota(d.item_order.begin(), d.item_order.end(), int64_t{0});
   if (!d.options.host_costliest_first) return;
   d.item_cost.resize(static_cast<size_t>(items));
   for (int64_t k = 0; k < items; ++k) {
-    const bool cpu = k < cpu_n;
-    const int i = cpu ? d.cpu_list[static_cast<size_t>(k)] : d.cuda_list[static_cast<size_t>(k - cpu_n)];
-    const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
-    d.item_cost[static_cast<size_t>(k)] = Pixels(smp) * (cpu || smp.progressive ? 3 : 1);
+    const HostItem item = ItemOf(k, cpu_n, jpeg2000_n);
+    const GpuDecodeSample& smp = samples[static_cast<size_t>(SampleOf(d, item))];
+    d.item_cost[static_cast<size_t>(k)] = Pixels(smp) * (item.path != DecodePath::kCuda || smp.progressive ? 3 : 1);
   }
   std::stable_sort(d.item_order.begin(), d.item_order.end(), [&](int64_t a, int64_t b) {
     return d.item_cost[static_cast<size_t>(a)] > d.item_cost[static_cast<size_t>(b)];
@@ -101,7 +130,17 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   // A: every image's route; the balanced ones split by pixels; the engines' support check.
   const auto a_start = Clock::now();
-  for (auto* list : {&d.balanced, &d.cuda_list, &d.cpu_list, &d.refused, &d.fallbacks}) list->clear();
+  if (!d.jpeg2000_tried) {  // nvJPEG2000 is loaded only for decoders that meet JPEG 2000
+    for (const GpuDecodeSample& smp : samples) {
+      if (smp.is_jpeg2000) {
+        d.InitJpeg2000();
+        break;
+      }
+    }
+  }
+  for (auto* list : {&d.balanced, &d.cuda_list, &d.cpu_list, &d.jpeg2000_list, &d.refused, &d.fallbacks}) {
+    list->clear();
+  }
   for (auto& group : d.engine_groups) group.clear();
   d.balanced_pixels.clear();
   double engines_fixed = 0, cuda_fixed = 0;  // pixels routed to one GPU path only
@@ -110,6 +149,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     const Route r = d.router.RouteOf(FactsOf(smp));
     if (r.first == DecodePath::kCpu) {
       d.cpu_list.push_back(i);
+    } else if (r.first == DecodePath::kJpeg2000) {
+      d.jpeg2000_list.push_back(i);
     } else if (r.first == DecodePath::kCuda) {
       d.cuda_list.push_back(i);
       cuda_fixed += static_cast<double>(Pixels(smp));
@@ -154,8 +195,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   }
   call.classify_seconds = SecondsSince(a_start);
 
-  // B: the engines' parts on threads of their own (RunBeside), the CPU images (listed first) and
-  // the CUDA backend's over the pool's other threads.
+  // B: the engines' parts on threads of their own (RunBeside), the CPU images (listed first),
+  // nvJPEG2000's and the CUDA backend's over the pool's other threads.
   const auto b_start = Clock::now();
   const int64_t call_index = d.calls_made++;
   std::unique_ptr<DecodeTrace> trace;
@@ -167,11 +208,13 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.cpu.Prepare(s, CpuPath::kRouted, d.cpu_list, samples, channels);
   const int64_t cpu_n = static_cast<int64_t>(d.cpu_list.size());
   const int64_t cuda_n = static_cast<int64_t>(d.cuda_list.size());
-  if (cuda_n > 0 || check_beside) slot.start.Record(stream);
-  std::vector<uint8_t> cuda_refused(static_cast<size_t>(n), 0);
+  const int64_t jpeg2000_n = static_cast<int64_t>(d.jpeg2000_list.size());
+  if (cuda_n > 0 || jpeg2000_n > 0 || check_beside) slot.start.Record(stream);
+  std::vector<uint8_t> cuda_refused(static_cast<size_t>(n), 0), jpeg2000_refused(static_cast<size_t>(n), 0);
   std::mutex used_mu;
   std::vector<CudaPath::Worker*> used;
-  std::atomic<int64_t> cuda_end_ns{0}, cpu_ns{0}, hw_start_ns{-1};
+  std::vector<Jpeg2000Path::Worker*> used_jpeg2000;
+  std::atomic<int64_t> cuda_end_ns{0}, cpu_ns{0}, hw_start_ns{-1}, jpeg2000_ns{0};
   CudaTimes cuda_times;
   auto engines_part = [&](int p) {
     int64_t none = -1;
@@ -183,20 +226,26 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     if (first == parts - 1) return engines_part(first);
     ws.RunBeside([&] { engines_part(first); }, [&] { engines_from(first + 1); });
   };
-  // One CPU or CUDA-backend image (k < cpu_n: the CPU list's, else the CUDA list's).
-  auto host_item = [&](WorkerLease& lease, int64_t k) {
+  // One CPU, nvJPEG2000 or CUDA-backend image (item k: ItemOf).
+  auto host_item = [&](ChunkLeases& lease, int64_t k) {
     const auto t0 = Clock::now();
     TracedImage traced;
-    if (k < cpu_n) {
-      traced.image = d.cpu_list[static_cast<size_t>(k)];
-      traced.path = DecodePath::kCpu;
-      d.cpu.Decode(s, CpuPath::kRouted, static_cast<size_t>(k), cpu_decode);
+    const HostItem item = ItemOf(k, cpu_n, jpeg2000_n);
+    traced.image = SampleOf(d, item);
+    traced.path = item.path;
+    if (item.path == DecodePath::kCpu) {
+      d.cpu.Decode(s, CpuPath::kRouted, static_cast<size_t>(item.index), cpu_decode);
       cpu_ns += NsSince(t0);
+    } else if (item.path == DecodePath::kJpeg2000) {
+      const int i = traced.image;
+      if (!d.jpeg2000.Decode(lease.jpeg2000.Get(), samples[static_cast<size_t>(i)], sample_where(i))) {
+        jpeg2000_refused[static_cast<size_t>(i)] = 1;  // the CPU path takes it in phase C
+      }
+      jpeg2000_ns += NsSince(t0);
     } else {
-      const int i = d.cuda_list[static_cast<size_t>(k - cpu_n)];
-      traced.image = i;
+      const int i = traced.image;
       try {
-        d.cuda.Decode(lease.Get(), samples[static_cast<size_t>(i)], sample_where(i), cuda_times,
+        d.cuda.Decode(lease.cuda.Get(), samples[static_cast<size_t>(i)], sample_where(i), cuda_times,
                       trace ? &traced : nullptr);
       } catch (const NvjpegError& e) {
         // Refused, or damage nvJPEG found in the data: the CPU decodes it, or names the damage
@@ -216,13 +265,14 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       trace->AddImage(traced);
     }
   };
-  auto give_back = [&](WorkerLease& lease) {
-    if (CudaPath::Worker* w = lease.Release()) {
-      std::lock_guard<std::mutex> lock(used_mu);
-      used.push_back(w);
-    }
+  auto give_back = [&](ChunkLeases& lease) {
+    CudaPath::Worker* w = lease.cuda.Release();
+    Jpeg2000Path::Worker* w2 = lease.jpeg2000.Release();
+    std::lock_guard<std::mutex> lock(used_mu);
+    if (w != nullptr) used.push_back(w);
+    if (w2 != nullptr) used_jpeg2000.push_back(w2);
   };
-  const int64_t items = cpu_n + cuda_n;
+  const int64_t items = cpu_n + jpeg2000_n + cuda_n;
   const int64_t lanes =
       std::min<int64_t>(items, ws.thread_pool() != nullptr ? std::max(1, ws.thread_pool()->num_threads()) : 1);
   OrderByCost(d, samples, cpu_n);
@@ -231,7 +281,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     if (!d.options.host_costliest_first) {  // TBB's chunks of the lists, in list order
       ws.ParallelFor(items, 1, [&](int64_t begin, int64_t end) {
         cuda::DeviceGuard chunk_guard(device);
-        WorkerLease lease(d.cuda, slot.start.get());  // a worker only when the chunk has CUDA images
+        ChunkLeases lease(d, slot.start.get());  // a path's worker only when the chunk has its images
         for (int64_t k = begin; k < end; ++k) host_item(lease, k);
         give_back(lease);
       });
@@ -240,7 +290,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     // One queue, costliest first: each lane takes the next image until none is left.
     ws.ParallelFor(lanes, 1, [&](int64_t, int64_t) {
       cuda::DeviceGuard chunk_guard(device);
-      WorkerLease lease(d.cuda, slot.start.get());
+      ChunkLeases lease(d, slot.start.get());
       try {
         for (int64_t q = next_item++; q < items; q = next_item++) host_item(lease, d.item_order[static_cast<size_t>(q)]);
       } catch (...) {
@@ -258,7 +308,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
     engines_from(0);
   };
-  if (parts > 0 && cpu_n + cuda_n > 0) {
+  if (parts > 0 && items > 0) {
     ws.RunBeside(engines_side, host_items);
   } else if (parts > 0) {
     engines_side();
@@ -272,8 +322,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       d.cuda_list.insert(d.cuda_list.end(), d.refused.begin(), d.refused.end());
       ws.ParallelFor(static_cast<int64_t>(d.refused.size()), 1, [&](int64_t begin, int64_t end) {
         cuda::DeviceGuard chunk_guard(device);
-        WorkerLease lease(d.cuda, slot.start.get());
-        for (int64_t k = begin; k < end; ++k) host_item(lease, cpu_n + first + k);
+        ChunkLeases lease(d, slot.start.get());
+        for (int64_t k = begin; k < end; ++k) host_item(lease, cpu_n + jpeg2000_n + first + k);
         give_back(lease);
       });
     } else {
@@ -283,10 +333,21 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   for (const CudaPath::Worker* w : used) {  // a worker used twice: its last record covers both
     CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), CudaPath::EndEvent(w), 0));
   }
+  for (const Jpeg2000Path::Worker* w : used_jpeg2000) {
+    CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), Jpeg2000Path::EndEvent(w), 0));
+  }
   if (engines) d.engines.End(s, stream, call);
 
-  // C: what the CUDA backend refused goes down its chain (the CPU); every CPU image's upload.
+  // C: what the CUDA backend and nvJPEG2000 refused goes down its chain (the CPU); every CPU
+  // image's upload.
   const auto c_start = Clock::now();
+  int64_t jpeg2000_fallbacks = 0;
+  for (int i : d.jpeg2000_list) {
+    if (jpeg2000_refused[static_cast<size_t>(i)]) {
+      d.fallbacks.push_back(i);
+      ++jpeg2000_fallbacks;
+    }
+  }
   int64_t cuda_pixels = 0;
   for (int i : d.cuda_list) {
     if (cuda_refused[static_cast<size_t>(i)]) {
@@ -314,7 +375,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   const double cuda_s = static_cast<double>(cuda_end_ns.load()) / 1e9;
   d.balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);
-  call.images_cuda = cuda_n - static_cast<int64_t>(d.fallbacks.size());
+  call.images_cuda = cuda_n - (static_cast<int64_t>(d.fallbacks.size()) - jpeg2000_fallbacks);
+  call.images_jpeg2000 = jpeg2000_n - jpeg2000_fallbacks;
+  call.jpeg2000_seconds = static_cast<double>(jpeg2000_ns.load()) / 1e9;
   call.images_cpu = cpu_n + static_cast<int64_t>(d.fallbacks.size());
   call.fallbacks += static_cast<int64_t>(d.fallbacks.size());
   call.cuda_seconds = cuda_s;

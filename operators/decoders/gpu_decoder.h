@@ -1,12 +1,12 @@
-// GpuDecoder: batched image decoding into device memory over three paths — the GPU's hardware
-// JPEG engines, nvJPEG's CUDA backend and the CPU (decode, then upload) — with each image sent
-// to the path that decodes it fastest (decode_route.h) and the images both GPU paths take split
-// between them from measured throughput (decode_balance.h).
+// GpuDecoder: batched image decoding into device memory over four paths — the GPU's hardware
+// JPEG engines, nvJPEG's CUDA backend, nvJPEG2000 for JPEG 2000 and the CPU (decode, then upload)
+// — with each image sent to the path that decodes it fastest (decode_route.h) and the images both
+// JPEG GPU paths take split between them from measured throughput (decode_balance.h).
 //
 //   Decode(samples, ws):
 //   A  route     every image's path (router); the engines' support check for their images (parallel)
 //   B  decode    every path side by side: the engines' calls on threads of their own (RunBeside),
-//                CUDA-backend and CPU images over the pool's other threads (ws.ParallelFor)
+//                CUDA-backend, nvJPEG2000 and CPU images over the pool's other threads (ParallelFor)
 //   C  refusals  images a path refused go down their chain (router.Next); the CPU path's uploads
 //   join         ws.stream() waits for every stream used (events): no host sync
 //
@@ -20,6 +20,8 @@
 // |                 | only after that slot's previous GPU work finished (an event check)       |
 // | errors          | NvjpegError naming the call, the status and "sample i (where(i))"       |
 // | no nvJPEG / GPU | everything goes to the CPU path; said once on stderr; counted           |
+// | no nvJPEG2000   | JPEG 2000 goes to the CPU path; said once on stderr, at the first JPEG   |
+// |                 | 2000 image (the library is loaded only then); counted                    |
 #pragma once
 
 #include <cstdint>
@@ -48,6 +50,7 @@ struct GpuDecodeSample {
   uint8_t* out = nullptr;         // device
   ChromaSubsampling subsampling = ChromaSubsampling::kNone;  // JPEG: from the header
   bool progressive = false;
+  bool is_jpeg2000 = false;       // a JPEG 2000 file nvJPEG2000 may take (its path refuses the rest)
 };
 
 struct GpuDecoderOptions {
@@ -113,6 +116,9 @@ struct GpuDecoderOptions {
   int cuda_states = 1;
   int trace_calls = 0;          // calls (from call trace_from) that print their per-image trace
   int trace_from = 20;
+  // nvJPEG2000's library file; "" searches (nvjpeg2k_loader.h). Tools set it from
+  // CONVEYOR_NVJPEG2K_PATH (decoder_env.h).
+  std::string nvjpeg2k_path;
 };
 
 // Tools (the CLI, benchmarks) may adjust every decoder made afterwards in the process — how their

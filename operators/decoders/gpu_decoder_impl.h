@@ -2,7 +2,7 @@
 // its srcs, so nothing else can include it):
 //   gpu_decoder_setup.cc  options hook, nvJPEG's paths made and released, slots, counters;
 //   gpu_decoder.cc        Decode: route, every path side by side, refusals down their chains.
-// The paths live in engines_path.*, cuda_path.*, cpu_path.*; the policy in decode_route.* and
+// The paths live in engines_path.*, cuda_path.*, jpeg2000_path.*, cpu_path.*; the policy in decode_route.* and
 // decode_balance.*.
 #pragma once
 
@@ -18,6 +18,7 @@
 #include "operators/decoders/decode_route.h"
 #include "operators/decoders/engines_path.h"
 #include "operators/decoders/gpu_decoder.h"
+#include "operators/decoders/jpeg2000_path.h"
 
 namespace conveyor::ops {
 
@@ -27,6 +28,8 @@ struct GpuDecoder::Impl {
   CudaPath cuda;
   EnginesPath engines;
   CpuPath cpu;
+  Jpeg2000Path jpeg2000;
+  bool jpeg2000_tried = false;  // nvJPEG2000's load attempted (at the first JPEG 2000 image)
   DecodeRouter router{RouterConfig{}};
   DecodeBalance balance;
 
@@ -42,7 +45,7 @@ struct GpuDecoder::Impl {
   int64_t calls_made = 0;
 
   // Per-call lists (sample indices), reused.
-  std::vector<int> balanced, cuda_list, cpu_list, refused, fallbacks;
+  std::vector<int> balanced, cuda_list, cpu_list, jpeg2000_list, refused, fallbacks;
   std::vector<int> engine_groups[kEngineGroups];  // by EngineGroup
   std::vector<int64_t> balanced_pixels;
   std::vector<uint8_t> to_engines;
@@ -50,6 +53,9 @@ struct GpuDecoder::Impl {
 
   void Init();
   void Unavailable(const std::string& why);
+  // Loads nvJPEG2000 and makes its path, once; on failure says why once on stderr (JPEG 2000 then
+  // stays on the CPU path). Called by Decode at the first JPEG 2000 image.
+  void InitJpeg2000();
   // One call's counters into the decoder's and the process's totals.
   void Account(const GpuDecoderCounters& call);
 };

@@ -35,6 +35,33 @@ void GpuDecoder::Impl::Unavailable(const std::string& why) {
   counters.unavailable_reason = why;
 }
 
+void GpuDecoder::Impl::InitJpeg2000() {
+  jpeg2000_tried = true;
+  if (options.paths == DecodePaths::kCpuOnly) return;
+  std::string why;
+  const nvjpeg2k::Nvjpeg2kLibrary* library = nvjpeg2k::SharedNvjpeg2k(options.nvjpeg2k_path, &why);
+  if (library != nullptr) {
+    try {
+      cuda::DeviceGuard guard(options.device);
+      jpeg2000.Init(*library, options.color);
+    } catch (const Error& e) {
+      jpeg2000.Destroy();
+      why = e.what();
+    }
+  }
+  std::lock_guard<std::mutex> lock(counters_mu);
+  counters.nvjpeg2k_available = jpeg2000.ready();
+  if (!jpeg2000.ready()) {
+    std::cerr << "conveyor: decoders (device gpu): nvJPEG2000 unavailable, JPEG 2000 decoded on the CPU and "
+                 "uploaded: " << why << "\n";
+    counters.nvjpeg2k_unavailable_reason = why;
+    return;
+  }
+  RouterConfig route = router.config();
+  route.nvjpeg2k = true;
+  router = DecodeRouter(route);
+}
+
 void GpuDecoder::Impl::Init() {
   counters.hw_share = 0;
   RouterConfig route;

@@ -47,6 +47,24 @@ TEST(Summary, GpuDecodersWithoutNvjpegSayWhy) {
   EXPECT_THAT(text, HasSubstr("\n                  (libnvjpeg.so.13 not found)\n"));
 }
 
+// nvJPEG2000's images join the split where it decoded some; its absence is said on a line of its own.
+TEST(Summary, GpuDecodersShowNvjpeg2000WhereItDecodedAndWhyNot) {
+  RunMeasurements m;
+  m.gpu_decoders = {"decode"};
+  m.gpu_decode.images_cuda = 150;
+  m.gpu_decode.images_jpeg2000 = 40;
+  m.gpu_decode.images_cpu = 10;
+  m.gpu_decode.fallbacks = 2;
+  EXPECT_EQ(FormatDecoders(m),
+            "  decoders        decode (gpu, nvJPEG): 200 images: hardware engines 0 (0.0%), CUDA backend 150 "
+            "(75.0%), nvJPEG2000 40 (20.0%), CPU 10 (5.0%, 2 GPU paths refused)\n");
+  m.gpu_decode.images_jpeg2000 = 0;
+  m.gpu_decode.nvjpeg2k_unavailable_reason = "libnvjpeg2k.so.0: cannot open shared object file";
+  const std::string text = FormatDecoders(m);
+  EXPECT_THAT(text, HasSubstr("CUDA backend 150 (93.8%), CPU 10 (6.2%, 2 nvJPEG refused)\n"));
+  EXPECT_THAT(text, HasSubstr("\n                  (JPEG 2000 on the CPU: libnvjpeg2k.so.0: cannot open shared object file)\n"));
+}
+
 TEST(Summary, SkippedSamplesListTheirFilesUpToALimit) {
   ExecutorCounters c;
   EXPECT_EQ(FormatSkipped(c), "");

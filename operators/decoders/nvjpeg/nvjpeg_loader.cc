@@ -69,11 +69,7 @@ std::string Get(const GetEnv& env, const char* name) {
 
 }  // namespace
 
-std::vector<std::string> NvjpegSearchPaths(const GetEnv& env) {
-  const std::string explicit_path = Get(env, "CONVEYOR_NVJPEG_PATH");
-  if (!explicit_path.empty()) return {explicit_path};
-
-  std::vector<std::string> out = {"libnvjpeg.so.13", "libnvjpeg.so"};
+std::vector<std::string> PythonSiteFolders(const GetEnv& env) {
   std::vector<std::string> site_dirs;
   auto add_glob = [&](const std::string& pattern) {
     for (std::string& d : Glob(pattern)) site_dirs.push_back(std::move(d));
@@ -85,25 +81,38 @@ std::vector<std::string> NvjpegSearchPaths(const GetEnv& env) {
   add_glob("/usr/lib/python3/dist-packages");
 
   std::vector<std::string> seen;
-  for (const std::string& dir : site_dirs) {
-    if (std::find(seen.begin(), seen.end(), dir) != seen.end()) continue;
-    seen.push_back(dir);
+  for (std::string& dir : site_dirs) {
+    if (std::find(seen.begin(), seen.end(), dir) == seen.end()) seen.push_back(std::move(dir));
+  }
+  return seen;
+}
+
+std::vector<std::string> NvjpegSearchPaths(const GetEnv& env) {
+  const std::string explicit_path = Get(env, "CONVEYOR_NVJPEG_PATH");
+  if (!explicit_path.empty()) return {explicit_path};
+
+  std::vector<std::string> out = {"libnvjpeg.so.13", "libnvjpeg.so"};
+  for (const std::string& dir : PythonSiteFolders(env)) {
     out.push_back(dir + "/nvidia/cu13/lib/libnvjpeg.so.13");
     out.push_back(dir + "/nvidia/nvjpeg/lib/libnvjpeg.so.13");
   }
   return out;
 }
 
-std::unique_ptr<NvjpegLibrary> NvjpegLibrary::Open(const std::vector<std::string>& candidates) {
-  std::ostringstream tried;
+OpenedLibrary DlopenFirst(const std::vector<std::string>& candidates, std::string& tried) {
   for (const std::string& path : candidates) {
     dlerror();
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) {
-      const char* why = dlerror();
-      tried << "\n  " << path << ": " << (why != nullptr ? why : "dlopen failed");
-      continue;
-    }
+    if (handle != nullptr) return {handle, path};
+    const char* why = dlerror();
+    tried += "\n  " + path + ": " + (why != nullptr ? why : "dlopen failed");
+  }
+  return {};
+}
+
+std::unique_ptr<NvjpegLibrary> NvjpegLibrary::Open(const std::vector<std::string>& candidates) {
+  std::string tried;
+  if (const auto [handle, path] = DlopenFirst(candidates, tried); handle != nullptr) {
     std::unique_ptr<NvjpegLibrary> lib(new NvjpegLibrary());
     lib->handle_ = handle;
     lib->path_ = path;
@@ -123,7 +132,7 @@ std::unique_ptr<NvjpegLibrary> NvjpegLibrary::Open(const std::vector<std::string
 #undef CONVEYOR_NVJPEG_RESOLVE_OPTIONAL
     return lib;
   }
-  throw NvjpegUnavailable("nvJPEG: no library could be opened; tried, in order:" + tried.str());
+  throw NvjpegUnavailable("nvJPEG: no library could be opened; tried, in order:" + tried);
 }
 
 NvjpegLibrary::~NvjpegLibrary() {

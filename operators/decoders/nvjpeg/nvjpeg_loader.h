@@ -59,6 +59,19 @@ GetEnv ProcessEnv();
 // The candidates of the search order above, in order (bare sonames for the loader's paths).
 std::vector<std::string> NvjpegSearchPaths(const GetEnv& env);
 
+// Step 3's site folders, in order, existing ones only, each once: where pip puts NVIDIA's libraries
+// (nvJPEG2000's loader searches them too).
+std::vector<std::string> PythonSiteFolders(const GetEnv& env);
+
+// The first of `candidates` that dlopen (RTLD_NOW | RTLD_LOCAL) opens: its handle and path; null
+// handle when none did, with one "\n  path: dlerror" line per candidate tried appended to `tried`
+// (nvJPEG's and nvJPEG2000's loaders).
+struct OpenedLibrary {
+  void* handle = nullptr;
+  std::string path;
+};
+OpenedLibrary DlopenFirst(const std::vector<std::string>& candidates, std::string& tried);
+
 class NvjpegLibrary {
  public:
   // Tries `candidates` in order. Throws NvjpegUnavailable listing each candidate and dlerror().

@@ -132,6 +132,43 @@ TEST(DecodeRouter, ForcedPathsAndTheirChains) {
   EXPECT_EQ(DecodeRouter(Full()).Next(DecodePath::kCuda), DecodePath::kCpu);
 }
 
+RouteFacts Jpeg2000(int64_t pixels = 640 * 480) {
+  RouteFacts f;
+  f.jpeg2000 = true;
+  f.pixels = pixels;
+  return f;
+}
+
+// JPEG 2000 goes to nvJPEG2000 wherever it is loaded, whatever nvJPEG and the engines are, under
+// every DecodePaths but kCpuOnly (the JPEG-forcing switches do not concern it); its refusals go to
+// the CPU.
+TEST(DecodeRouter, Jpeg2000GoesToNvjpeg2000WhereLoadedElseTheCpu) {
+  for (const bool nvjpeg : {false, true}) {
+    for (const DecodePaths paths : {DecodePaths::kAuto, DecodePaths::kCudaOnly, DecodePaths::kHardwareOnly}) {
+      RouterConfig c = nvjpeg ? Full() : RouterConfig{};
+      c.paths = paths;
+      c.nvjpeg2k = true;
+      const Route r = DecodeRouter(c).RouteOf(Jpeg2000());
+      EXPECT_EQ(r.first, DecodePath::kJpeg2000) << nvjpeg << " " << static_cast<int>(paths);
+      EXPECT_FALSE(r.balanced);
+      EXPECT_EQ(DecodeRouter(c).Next(DecodePath::kJpeg2000), DecodePath::kCpu);
+      c.nvjpeg2k = false;  // not loaded: the CPU path
+      EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg2000()).first, DecodePath::kCpu);
+    }
+  }
+  RouterConfig c = Full();
+  c.nvjpeg2k = true;
+  c.paths = DecodePaths::kCpuOnly;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg2000()).first, DecodePath::kCpu);
+  c.paths = DecodePaths::kAuto;
+  RouteFacts empty = Jpeg2000();
+  empty.empty = true;  // a zero-sized window: nothing to decode
+  EXPECT_EQ(DecodeRouter(c).RouteOf(empty).first, DecodePath::kCpu);
+  // JPEGs keep their routes beside it.
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420)).first, DecodePath::kEngines);
+  EXPECT_STREQ(DecodePathName(DecodePath::kJpeg2000), "nvJPEG2000");
+}
+
 TEST(DecodeRouter, OptionValuesAreParsedOrRefusedByName) {
   EXPECT_EQ(ParseProgressiveRoute("cpu", "x"), ProgressiveRoute::kCpu);
   EXPECT_EQ(ParseProgressiveRoute("cuda", "x"), ProgressiveRoute::kCuda);

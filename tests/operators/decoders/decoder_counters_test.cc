@@ -28,8 +28,8 @@ TEST(DecoderCounters, TheTableNamesEveryFieldOnceWithOneMember) {
     const std::string name = f.name;
     if (f.seconds != nullptr) EXPECT_EQ(name.substr(name.size() - 8), "_seconds") << name;
   }
-  // Every summed member of the struct: 10 counts and 14 times (a new field joins the table).
-  EXPECT_EQ(DecoderCounterFields().size(), 24u);
+  // Every summed member of the struct: 11 counts and 15 times (a new field joins the table).
+  EXPECT_EQ(DecoderCounterFields().size(), 26u);
 }
 
 TEST(DecoderCounters, AddSumsEveryTableFieldAndNothingElse) {
@@ -58,7 +58,11 @@ TEST(DecoderCounters, CopyLatestTakesTheStateNotTheSums) {
   from.hw_share = 0.6, from.hw_rate = 12.5, from.cuda_rate = 3.5;
   from.hw_engines = 7, from.hw_cores_per_engine = 5, from.hw_parts = 2;
   from.unavailable_reason = "why";
+  from.nvjpeg2k_available = true;
+  from.nvjpeg2k_unavailable_reason = "why not JPEG 2000";
   CopyLatest(to, from);
+  EXPECT_TRUE(to.nvjpeg2k_available);
+  EXPECT_EQ(to.nvjpeg2k_unavailable_reason, "why not JPEG 2000");
   EXPECT_TRUE(to.nvjpeg_available && to.hardware_available);
   EXPECT_EQ(to.hw_share, 0.6);
   EXPECT_EQ(to.hw_rate, 12.5);

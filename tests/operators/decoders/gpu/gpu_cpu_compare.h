@@ -8,6 +8,9 @@
 // | JPEG 4:2:2, 4:2:0 (others) to RGB / BGR  | 40         | 2.0         | + chroma upsampling filters |
 // | the same, ROI decode, 2 px at the border | 120 (4:2:2)|             | window edge taken as an     |
 // |                                          | 204 (other)|             | image edge (see below)      |
+// | JPEG 2000 lossless (5/3), nvJPEG2000     | 0          | 0           | integer wavelet and RCT     |
+// | JPEG 2000 lossy (9/7), nvJPEG2000        | 2          | 0.02        | float wavelet + ICT, each   |
+// |                                          |            |             | library its own order       |
 //
 // ROI decoding (decoders.image_random_crop): nvJPEG upsamples the chroma of a window as if the
 // window's edge were the image's (it replicates the last chroma sample), while libjpeg-turbo
@@ -45,6 +48,13 @@ struct DecodeTolerance {
 };
 
 inline constexpr int kDecodeEdge = 2;
+
+// JPEG 2000 (irreversible 9/7 wavelet) on nvJPEG2000 against OpenJPEG: both dequantise and run the
+// wavelet and the colour transform in floating point, in their own orders, then round, so a value
+// near .5 may round apart. Measured on the H200 (nvJPEG2000 0.11, 2026-11-27, jpeg2000_gpu_test):
+// max 1, mean < 1e-4 over whole images and windows; the bound leaves one unit more. Lossless files
+// (reversible 5/3 wavelet and colour transform, integer) must be equal.
+inline constexpr DecodeTolerance kJpeg2000Lossy{2, 0.02, 2};
 
 // The largest RGB difference within kDecodeEdge pixels of an inner ROI window edge (see above).
 inline int RoiEdgeBound(ops::ChromaSubsampling s) { return s == ops::ChromaSubsampling::k422 ? 113 + 6 + 1 : 198 + 6; }
