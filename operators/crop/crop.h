@@ -8,6 +8,8 @@
 // | window   | rows [y0, y0 + out_h), columns [x0, x0 + out_w) of the image; y0/x0 may be  |
 // |          | negative and the window may pass the edge only when padding                 |
 // | output   | (out_h, out_w, C); out[y][x][c] = in[y0 + y][x0 + x][c] inside, fill[c] out  |
+// | frames   | a clip (FHWC) is `frames` such images back to back, in and out, all cut with |
+// |          | the same window                                                             |
 // | GPU      | one launch per batch, descriptors in device memory, grid from the output     |
 // |          | capacity and the sample count                                               |
 #pragma once
@@ -27,6 +29,7 @@ struct CropDesc {
   int64_t in_h, in_w, channels;
   int64_t y0, x0, out_h, out_w;
   float fill[kMaxCropFill];  // per channel, already in the output's value range
+  int64_t frames = 1;        // images of in_h x in_w x channels in the sample (FHWC: F)
 };
 
 // Where x0 = round(pos * (extent - crop)) as DALI (so 0.5 centres; negative when the crop is larger).

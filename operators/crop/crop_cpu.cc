@@ -18,9 +18,7 @@ T FillAs(float v) {
 }
 
 template <typename T>
-void Run(const CropDesc& d) {
-  const T* in = static_cast<const T*>(d.in);
-  T* out = static_cast<T*>(d.out);
+void RunFrame(const CropDesc& d, const T* in, T* out) {
   for (int64_t y = 0; y < d.out_h; ++y) {
     for (int64_t x = 0; x < d.out_w; ++x) {
       const int64_t sy = d.y0 + y, sx = d.x0 + x;
@@ -30,6 +28,14 @@ void Run(const CropDesc& d) {
             inside ? in[(sy * d.in_w + sx) * d.channels + c] : FillAs<T>(d.fill[c < kMaxCropFill ? c : 0]);
       }
     }
+  }
+}
+
+template <typename T>
+void Run(const CropDesc& d) {
+  const int64_t in_frame = d.in_h * d.in_w * d.channels, out_frame = d.out_h * d.out_w * d.channels;
+  for (int64_t f = 0; f < d.frames; ++f) {
+    RunFrame(d, static_cast<const T*>(d.in) + f * in_frame, static_cast<T*>(d.out) + f * out_frame);
   }
 }
 

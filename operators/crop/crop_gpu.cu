@@ -1,5 +1,5 @@
-// crop kernel: blockIdx.y = sample; blocks along x take output rows (grid-stride), threads take
-// the row's elements. A row fully inside the image is one contiguous run of the input: copied
+// crop kernel: blockIdx.y = sample; blocks along x take output rows (grid-stride; a clip's rows
+// of every frame, frame after frame, as the output lies), threads take the row's elements. A row fully inside the image is one contiguous run of the input: copied
 // element-wise, coalesced on both sides, with no per-element index arithmetic. Rows that touch
 // the padding go pixel by pixel.
 #include <algorithm>
@@ -29,11 +29,14 @@ __global__ void __launch_bounds__(kThreads) CropKernel(const CropDesc* descs) {
   const CropDesc& d = descs[blockIdx.y];
   const int64_t out_h = d.out_h, out_w = d.out_w, c = d.channels;
   const int64_t y0 = d.y0, x0 = d.x0, in_h = d.in_h, in_w = d.in_w;
-  const T* in = static_cast<const T*>(d.in);
+  const T* in0 = static_cast<const T*>(d.in);
   T* out = static_cast<T*>(d.out);
   const bool cols_inside = x0 >= 0 && x0 + out_w <= in_w;
-  for (int64_t y = blockIdx.x; y < out_h; y += gridDim.x) {
-    T* dst = out + y * out_w * c;
+  const int64_t rows = d.frames * out_h, in_frame = in_h * in_w * c;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t f = r / out_h, y = r - f * out_h;
+    T* dst = out + r * out_w * c;
+    const T* in = in0 + f * in_frame;
     const int64_t sy = y0 + y;
     const bool row_inside = sy >= 0 && sy < in_h;
     if (row_inside && cols_inside) {

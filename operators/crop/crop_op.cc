@@ -1,10 +1,11 @@
 // crop: a window of each HWC image, placed by crop_pos_x/crop_pos_y (DALI semantics); all
-// arguments may be per sample.
+// arguments may be per sample. Every frame of an FHWC clip is cut with its sample's window.
 //
-// | input   | dtypes          | layouts | output                                           |
-// |---------|-----------------|---------|--------------------------------------------------|
-// | images  | uint8, float32  | HWC     | (crop_h, crop_w, C), same dtype; a zero-sized     |
-// |         |                 |         | image gives (0, 0, C)                             |
+// | input   | dtypes          | layouts   | output                                           |
+// |---------|-----------------|-----------|--------------------------------------------------|
+// | images  | uint8, float32  | HWC, FHWC | (crop_h, crop_w, C) or (F, crop_h, crop_w, C),   |
+// |         |                 |           | same dtype; a zero-sized image (frame) gives      |
+// |         |                 |           | (0, 0, C) ((F, 0, 0, C))                          |
 //
 // Window: x0 = round(crop_pos_x * (W - crop_w)), y0 likewise. out_of_bounds_policy error: a
 // window that leaves the image is an error naming the sample and sizes; pad: outside pixels
@@ -24,8 +25,9 @@ namespace {
 
 const OpSchema kCropSchema =
     OpSchema("crop")
-        .Doc("Cuts a window out of each HWC image (uint8 or float32), placed by crop_pos_x / crop_pos_y.")
-        .Input("images", {"HWC"}, {DType::kUInt8, DType::kFloat32})
+        .Doc("Cuts a window out of each HWC image or of every frame of an FHWC clip (uint8 or float32), placed by "
+             "crop_pos_x / crop_pos_y.")
+        .Input("images", {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32})
         .Output("cropped")
         .Arg<std::vector<double>>("crop", std::vector<double>{}, "Window [h, w]; or give crop_h and crop_w.",
                                   PerSample::kAllowed)
@@ -61,16 +63,18 @@ class CropOp final : public Operator {
   }
 
   OutputDescs Setup(const Workspace& ws) override {
-    CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, 0);
+    const Layout layout = CheckImageInput(ws, 0, {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32}, 0);
     const TensorListDesc in = ws.InputDesc(0);
-    OutputDesc out{{}, in.dtype, "HWC"};
+    OutputDesc out{{}, in.dtype, layout};
     out.shapes.reserve(in.shapes.size());
     // Each sample's window, checked once here; Run* add the addresses.
     geometry_.resize(in.shapes.size());
     CropArgs args(ws);
     for (int i = 0; i < static_cast<int>(in.shapes.size()); ++i) {
-      const CropDesc& d = geometry_[static_cast<size_t>(i)] = Desc(args, i, in.shapes[static_cast<size_t>(i)]);
-      out.shapes.push_back(Shape{d.out_h, d.out_w, in.shapes[static_cast<size_t>(i)][2]});
+      const auto [frames, frame] = SplitFrames(in.shapes[static_cast<size_t>(i)], layout);
+      CropDesc& d = geometry_[static_cast<size_t>(i)] = Desc(args, i, frame);
+      d.frames = frames;  // one window for all of a clip's frames
+      out.shapes.push_back(JoinFrames(frames, Shape{d.out_h, d.out_w, frame[2]}, layout));
     }
     return {out};
   }
@@ -117,7 +121,7 @@ class CropOp final : public Operator {
     return d;
   }
 
-  // The window of sample i (checked), for an input of shape `s`; no addresses.
+  // The window of sample i (checked), for an image (or frames) of shape `s`; no addresses.
   CropDesc Desc(CropArgs& args, int i, const Shape& s) const {
     const auto where = [&] { return spec().Describe() + ": sample " + std::to_string(i); };
     CropDesc d{};

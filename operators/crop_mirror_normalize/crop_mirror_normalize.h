@@ -11,6 +11,10 @@
 // with mul = scale / std and add = shift - mean * scale / std precomputed on the host in float
 // (convert: image_common/convert.h — RNE for half types, clamp + RNE for uint8). The padding
 // channel is 0. CPU and GPU compute the same fmaf on the same floats: bit-identical.
+//
+// A clip (FHWC) is `frames` images of in_frame_stride elements back to back: each frame gets the
+// sample's window, mirror and factors, and the output holds the frames back to back too (each
+// frame CHW or HWC: FCHW / FHWC).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +38,8 @@ struct CmnSample {
   int32_t mirror;          // nonzero: mirror horizontally
   float mul[kCmnMaxChannels];
   float add[kCmnMaxChannels];
+  int64_t in_frame_stride = 0;  // elements per input frame (H * W * C); read only when frames > 1
+  int32_t frames = 1;           // images in the sample (FHWC: F); outputs h * w * out_channels each
 };
 
 void CropMirrorNormalizeCpu(const CmnSample& s, DType out_type, DType in_type, bool chw);

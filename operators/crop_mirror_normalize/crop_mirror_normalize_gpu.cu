@@ -6,8 +6,9 @@
 //      interleaved row (HWC) from shared memory and stores them with one vector store
 //      (8 x fp16 = 16 B); a warp covers 32 such groups of one row: coalesced.
 //
-// grid = (tiles from the output capacity, samples); blocks stride over their sample's tiles,
-// so a captured launch replays correctly while windows change within the capacity.
+// grid = (tiles from the output capacity, samples); blocks stride over their sample's tiles (a
+// clip's tiles of every frame in one index space), so a captured launch replays correctly while
+// windows and frame counts change within the capacity.
 //
 // uint8 input to CHW output (the training pipeline's case) takes CmnDirectU8C3Chw instead: no
 // shared memory, no barriers, each thread reads its 8 pixels straight from global memory. On the
@@ -101,14 +102,19 @@ __global__ void __launch_bounds__(kThreads) CmnDirectU8C3Chw(const CmnSample* sa
   Out* out = static_cast<Out*>(sd.out);
   const int64_t plane = static_cast<int64_t>(h) * w;
   const int groups_x = (w + kGroup - 1) / kGroup;
-  const int64_t groups = static_cast<int64_t>(h) * groups_x;
+  const int frames = sd.frames;
+  // A clip's output rows of every frame, frame after frame (one frame for an image).
+  const int64_t groups = static_cast<int64_t>(h) * frames * groups_x;
   const bool fast = C == 3 && w % kGroup == 0;
   for (int64_t g = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; g < groups;
        g += static_cast<int64_t>(gridDim.x) * kThreads) {
-    const int y = static_cast<int>(g / groups_x);
-    const int x_first = static_cast<int>(g - static_cast<int64_t>(y) * groups_x) * kGroup;
-    const int64_t row = (static_cast<int64_t>(sd.y0) + y) * sd.in_row_stride + static_cast<int64_t>(sd.x0) * C;
-    Out* dst = out + static_cast<int64_t>(y) * w + x_first;
+    const int frame_row = static_cast<int>(g / groups_x);
+    const int f = frames == 1 ? 0 : frame_row / h;
+    const int y = frame_row - f * h;
+    const int x_first = static_cast<int>(g - static_cast<int64_t>(frame_row) * groups_x) * kGroup;
+    const int64_t row = f * sd.in_frame_stride + (static_cast<int64_t>(sd.y0) + y) * sd.in_row_stride +
+                        static_cast<int64_t>(sd.x0) * C;
+    Out* dst = out + f * plane * Co + static_cast<int64_t>(y) * w + x_first;
     if (!fast || x_first + kGroup > w) {
       for (int k = 0; k < kGroup && x_first + k < w; ++k) {
         const int xr = mirror ? w - 1 - (x_first + k) : x_first + k;
@@ -160,12 +166,18 @@ __global__ void __launch_bounds__(kThreads) CmnKernel(const CmnSample* samples) 
   }
   const unsigned char* in_base = static_cast<const unsigned char*>(sd.in);
   const int64_t in_bytes = sd.in_bytes;
-  Out* out = static_cast<Out*>(sd.out);
+  Out* const out0 = static_cast<Out*>(sd.out);
   const int tiles_y = (h + kRows - 1) / kRows, tiles_x = (w + kCols - 1) / kCols;
-  const int num_tiles = tiles_y * tiles_x;
+  const int num_tiles = tiles_y * tiles_x;  // of one frame
+  const int frames = sd.frames;
   const bool vec_ok = kChw ? (w % kGroup == 0) : ((static_cast<int64_t>(w) * Co) % kGroup == 0);
 
-  for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+  for (int frame_tile = blockIdx.x; frame_tile < num_tiles * frames; frame_tile += gridDim.x) {
+    // A clip's frame f: its input f frames on, its output f output frames on.
+    const int f = frames == 1 ? 0 : frame_tile / num_tiles;
+    const int tile = frame_tile - f * num_tiles;
+    const int64_t in_frame = f * sd.in_frame_stride;
+    Out* out = out0 + static_cast<int64_t>(f) * h * w * Co;
     const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
     const int y_begin = ty * kRows, rows = min(kRows, h - y_begin);
     const int cx = tx * kCols, cw = min(kCols, w - cx);
@@ -181,7 +193,7 @@ __global__ void __launch_bounds__(kThreads) CmnKernel(const CmnSample* samples) 
       const int total = rows * nvec_max;
       for (int i = threadIdx.x; i < total; i += kThreads) {
         const int r = i / nvec_max, v = i - r * nvec_max;
-        const int64_t start = ((static_cast<int64_t>(sd.y0) + y_begin + r) * sd.in_row_stride +
+        const int64_t start = (in_frame + (static_cast<int64_t>(sd.y0) + y_begin + r) * sd.in_row_stride +
                                static_cast<int64_t>(sd.x0 + xs) * C) * static_cast<int64_t>(sizeof(In));
         const int64_t aligned = start & ~int64_t{15};
         const int lead = static_cast<int>(start - aligned);

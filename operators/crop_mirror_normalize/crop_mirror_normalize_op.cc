@@ -9,9 +9,12 @@
 // | mean, std            | one value or one per channel; std 0 is an error                | yes        |
 // | scale, shift         | out = (in - mean) / std * scale + shift                        | no         |
 // | dtype                | float32 (default), float16, bfloat16, uint8 (clamped, RNE)     | no         |
-// | output_layout        | CHW (default, as DALI) or HWC                                  | no         |
+// | output_layout        | CHW (default, as DALI) or HWC; FCHW / FHWC for FHWC clips       | no         |
 // | pad_output           | append a zero channel (3 → 4)                                  | no         |
 // | out_of_bounds_policy | only "error": a window larger than the image is rejected       | no         |
+//
+// An FHWC clip takes its sample's window, mirror and factors for every frame; its output is FCHW
+// (output_layout CHW) or FHWC. output_layout FCHW / FHWC name the same choices.
 //
 // GPU: PrepareGpu writes one CmnSample per sample into the slot's descriptor array; RunGpu
 // uploads it and launches one kernel per batch (grid from the output capacity): capturable.
@@ -32,8 +35,9 @@ const OpSchema kCmnSchema =
     OpSchema("crop_mirror_normalize")
         .Doc("Crops a window, optionally mirrors it horizontally, normalizes each channel "
              "(out = (in - mean) / std * scale + shift), converts to `dtype` and writes `output_layout` — "
-             "one read of the window, one write. HWC input with 1 to 4 channels, uint8, float16 or float32.")
-        .Input("images", {"HWC"}, kInputTypes)
+             "one read of the window, one write. HWC input (or FHWC clips: every frame alike, output FCHW or FHWC) "
+             "with 1 to 4 channels, uint8, float16 or float32.")
+        .Input("images", {"HWC", "FHWC"}, kInputTypes)
         .Output("output")
         .Arg<std::vector<int64_t>>("crop", std::vector<int64_t>{}, "Window [h, w]; [] keeps the whole image.")
         .Min(1)
@@ -51,7 +55,8 @@ const OpSchema kCmnSchema =
         .Arg<float>("scale", 1.0f, "Multiplies the normalized value.")
         .Arg<float>("shift", 0.0f, "Added after scaling.")
         .Arg<DType>("dtype", DType::kFloat32, "Output dtype: float32, float16, bfloat16 or uint8 (clamped, rounded).")
-        .Arg<Layout>("output_layout", Layout("CHW"), "CHW or HWC.")
+        .Arg<Layout>("output_layout", Layout("CHW"),
+                     "CHW or HWC (per frame: an FHWC clip gives FCHW or FHWC; those names are taken too).")
         .Arg<bool>("pad_output", false, "Append a zero channel (e.g. RGB → RGB0).")
         .Arg<std::string>("out_of_bounds_policy", "error",
                           "What a window larger than the image does; only \"error\" is supported.")
@@ -78,25 +83,41 @@ class CropMirrorNormalizeOp final : public Operator {
       throw InvalidArgument(spec.Describe() + ": argument \"dtype\": expected " + DTypeList(kOutputTypes) + ", got " +
                             std::string(DTypeName(dtype_)));
     }
+    // The frame's layout; an F in front (DALI's spelling for sequences) says the same.
     const Layout layout = spec.Arg<Layout>("output_layout");
-    if (!(layout == Layout("CHW")) && !(layout == Layout("HWC"))) {
-      throw InvalidArgument(spec.Describe() + ": argument \"output_layout\": expected CHW or HWC, got " +
-                            std::string(layout.str()));
+    const std::string_view name = layout.str();
+    const std::string_view frame = name.size() == 4 && name[0] == 'F' ? name.substr(1) : name;
+    if (frame != "CHW" && frame != "HWC") {
+      throw InvalidArgument(spec.Describe() + ": argument \"output_layout\": expected CHW or HWC (FCHW or FHWC for "
+                            "clips), got " + std::string(name));
     }
-    chw_ = layout == Layout("CHW");
+    chw_ = frame == "CHW";
+    frames_layout_ = name.size() == 4;
   }
 
   OutputDescs Setup(const Workspace& ws) override {
     const TensorListDesc in = ws.InputDesc(0);
-    CheckInput(spec(), in, 0, {"HWC"}, kInputTypes);
+    const Layout in_layout = CheckInput(spec(), in, 0, {"HWC", "FHWC"}, kInputTypes);
+    const bool clips = IsSequenceLayout(in_layout);
+    if (frames_layout_ && !clips) {
+      throw InvalidArgument(spec().Describe() + ": argument \"output_layout\": " +
+                            std::string(spec().Arg<Layout>("output_layout").str()) +
+                            " is for FHWC clips, but input 0 is " + std::string(in_layout.str()) + " (give " +
+                            (chw_ ? "CHW" : "HWC") + ")");
+    }
     samples_.resize(in.shapes.size());
-    OutputDesc out{{}, dtype_, chw_ ? Layout("CHW") : Layout("HWC")};
+    const Layout frame_layout = chw_ ? Layout("CHW") : Layout("HWC");
+    OutputDesc out{{}, dtype_, clips ? (chw_ ? Layout("FCHW") : Layout("FHWC")) : frame_layout};
     out.shapes.reserve(in.shapes.size());
     SampleArgs args(ws);
     for (size_t i = 0; i < in.shapes.size(); ++i) {
-      samples_[i] = Describe(args, in.shapes[i], static_cast<int>(i));
-      const CmnSample& s = samples_[i];
-      out.shapes.push_back(chw_ ? Shape{s.out_channels, s.h, s.w} : Shape{s.h, s.w, s.out_channels});
+      const SampleFrames f = SplitFrames(in.shapes[i], in_layout);
+      samples_[i] = Describe(args, f.frame, static_cast<int>(i), clips ? "frames" : "image");
+      CmnSample& s = samples_[i];
+      s.frames = static_cast<int32_t>(f.count);  // every frame of a clip alike
+      s.in_frame_stride = f.frame.num_elements();
+      const Shape frame_out = chw_ ? Shape{s.out_channels, s.h, s.w} : Shape{s.h, s.w, s.out_channels};
+      out.shapes.push_back(clips ? JoinFrames(f.count, frame_out, in_layout) : frame_out);
     }
     return {out};
   }
@@ -146,8 +167,9 @@ class CropMirrorNormalizeOp final : public Operator {
     float mul[kCmnMaxChannels] = {}, add[kCmnMaxChannels] = {};
   };
 
-  // Geometry and per-channel factors of sample i (no addresses yet).
-  CmnSample Describe(SampleArgs& args, const Shape& shape, int i) const {
+  // Geometry and per-channel factors of sample i, an image or a clip's frame of `shape` (no
+  // addresses yet).
+  CmnSample Describe(SampleArgs& args, const Shape& shape, int i, const char* what) const {
     CmnSample s{};
     const int64_t H = shape[0], W = shape[1], C = shape[2];
     if (C < 1 || C > kCmnMaxChannels || (pad_ && C + 1 > kCmnMaxChannels)) {
@@ -158,7 +180,7 @@ class CropMirrorNormalizeOp final : public Operator {
     const int64_t h = crop_.empty() ? H : crop_[0], w = crop_.empty() ? W : crop_[1];
     if (h > H || w > W) {
       throw InvalidArgument(spec().Describe() + ": sample " + std::to_string(i) + ": crop window [" + std::to_string(h) +
-                            ", " + std::to_string(w) + "] does not fit the image of shape " + shape.ToString() +
+                            ", " + std::to_string(w) + "] does not fit the " + what + " of shape " + shape.ToString() +
                             " (out_of_bounds_policy \"error\")");
     }
     s.y0 = static_cast<int32_t>(std::lround(static_cast<double>(args.pos_y(i)) * (H - h)));
@@ -193,6 +215,7 @@ class CropMirrorNormalizeOp final : public Operator {
   DType dtype_;
   bool pad_;
   bool chw_ = true;
+  bool frames_layout_ = false;  // output_layout was given as FCHW / FHWC
   std::vector<CmnSample> samples_;  // this iteration's geometry, from Setup
   SlotDescriptors<CmnSample> descs_;
 };

@@ -3,8 +3,9 @@
 //
 // | what     | contract                                                                   |
 // |----------|----------------------------------------------------------------------------|
-// | layouts  | HWC, CHW, HW; the sample is seen as planes x H x W x inner (HWC: 1 x H x W |
-// |          | x C, CHW: C x H x W x 1), dense row-major                                   |
+// | layouts  | HWC, CHW, HW, FHWC, FCHW; the sample is seen as planes x H x W x inner   |
+// |          | (HWC: 1 x H x W x C, CHW: C x H x W x 1, FHWC: F x H x W x C, FCHW: F*C x H |
+// |          | x W x 1), dense row-major                                                   |
 // | dtypes   | any (elements of 1, 2, 4 or 8 bytes are moved, never converted)             |
 // | output   | same shape, dtype and layout; out[p][y][x] = in[p][vert ? H-1-y : y]        |
 // |          | [horiz ? W-1-x : x]                                                         |

@@ -1,9 +1,9 @@
 // flip: mirrors each sample horizontally and/or vertically; the flags may be per sample (e.g.
-// from random.coin_flip).
+// from random.coin_flip). Every frame of a clip (FHWC, FCHW) is mirrored as its sample says.
 //
-// | input   | dtypes | layouts      | output                     |
-// |---------|--------|--------------|----------------------------|
-// | images  | any    | HWC, CHW, HW | same shape, dtype, layout  |
+// | input   | dtypes | layouts                  | output                     |
+// |---------|--------|--------------------------|----------------------------|
+// | images  | any    | HWC, CHW, HW, FHWC, FCHW | same shape, dtype, layout  |
 //
 // GPU: the flags and addresses travel in per-slot descriptors (PrepareGpu), one launch per batch
 // sized from the output capacity — capturable.
@@ -17,8 +17,8 @@ namespace {
 
 const OpSchema kFlipSchema =
     OpSchema("flip")
-        .Doc("Mirrors each sample along W (horizontal) and/or H (vertical).")
-        .Input("images", {"HWC", "CHW", "HW"})
+        .Doc("Mirrors each sample along W (horizontal) and/or H (vertical); every frame of a clip alike.")
+        .Input("images", {"HWC", "CHW", "HW", "FHWC", "FCHW"})
         .Output("flipped")
         .Arg<int64_t>("horizontal", 1, "Mirror along W (0 or 1; nonzero per-sample values mean 1).", PerSample::kAllowed)
         .Range(0, 1)
@@ -37,7 +37,7 @@ class FlipOp final : public Operator {
 
   OutputDescs Setup(const Workspace& ws) override {
     TensorListDesc d = ws.InputDesc(0);
-    d.layout = CheckImageInput(ws, 0, {"HWC", "CHW", "HW"}, kAnyDType, 0);
+    d.layout = CheckImageInput(ws, 0, {"HWC", "CHW", "HW", "FHWC", "FCHW"}, kAnyDType, 0);
     layout_ = d.layout;  // the run reads it from here, not from the output list
     return {d};
   }
@@ -73,6 +73,7 @@ class FlipOp final : public Operator {
   }
 
  private:
+  // The axes before H are planes (CHW: C; FHWC: F; FCHW: F x C), each mirrored alike.
   static FlipDesc Desc(const Workspace& ws, const Layout& layout, const void* in, void* out, const Shape& s, int i) {
     FlipDesc d{in, out, 1, 1, 1, 1, 0, 0};
     const int h = layout.find('H'), w = layout.find('W');

@@ -13,6 +13,20 @@ std::string DTypeList(const std::vector<DType>& dtypes) {
   return s;
 }
 
+bool IsSequenceLayout(const Layout& layout) { return layout.ndim() > 1 && layout.find('F') == 0; }
+
+SampleFrames SplitFrames(const Shape& sample, const Layout& layout) {
+  if (!IsSequenceLayout(layout) || sample.ndim() < 1) return {1, sample};
+  return {sample[0], Shape(sample.begin() + 1, sample.end())};
+}
+
+Shape JoinFrames(int64_t count, const Shape& frame, const Layout& layout) {
+  if (!IsSequenceLayout(layout)) return frame;
+  Shape s{count};
+  for (int64_t e : frame) s.push_back(e);
+  return s;
+}
+
 Layout TakenLayout(const TensorListDesc& desc, const std::vector<Layout>& layouts) {
   for (const Layout& l : layouts) {
     if (l == desc.layout) return l;
@@ -39,9 +53,16 @@ Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, con
                                                     std::string(layouts[0].str()) + " only when every sample has " +
                                                     std::to_string(layouts[0].ndim()) + " dims)"
                                               : "";
+      std::string sequences;  // the sequence layouts taken, for a 4-D layout that is none of them
+      for (const Layout& l : layouts) {
+        if (IsSequenceLayout(l)) sequences += (sequences.empty() ? "" : " or ") + std::string(l.str());
+      }
+      const std::string sequence_note = !sequences.empty() && desc.layout.ndim() == 4
+                                            ? " (a sequence is " + sequences + ": frames first)"
+                                            : "";
       throw InvalidArgument(where + "expected layout " + want + ", got " +
                             (desc.layout.empty() ? std::string("none") : std::string(desc.layout.str())) +
-                            unlabelled_note);
+                            unlabelled_note + sequence_note);
     }
     for (size_t s = 0; s < desc.shapes.size(); ++s) {
       if (desc.shapes[s].ndim() != layout.ndim()) {

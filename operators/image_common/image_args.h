@@ -22,6 +22,7 @@ Layout TakenLayout(const TensorListDesc& desc, const std::vector<Layout>& layout
 //   op "cmn" (cmn): input 0: expected layout HWC, got CHW
 //   op "cmn" (cmn): input 0: expected layout HWC, got none (sample 0 has shape (4, 5); an unlabelled
 //                   batch is taken as HWC only when every sample has 3 dims)
+//   op "cmn" (cmn): input 0: expected layout HWC or FHWC, got NHWC (a sequence is FHWC: frames first)
 //   op "cmn" (cmn): input 0: expected dtype uint8 or float32, got int32
 //   op "cmn" (cmn): input 0: sample 2 has shape (4, 5), expected 3 dims (HWC)
 Layout CheckInput(const OpSpec& spec, const TensorListDesc& desc, int index, const std::vector<Layout>& layouts,
@@ -38,6 +39,22 @@ std::vector<float> PerChannel(const OpSpec& spec, const std::string& arg, const 
 //   op "n" (normalize): argument "std": must be nonzero, got 0 for channel 1 at sample 0
 void NormalizeFactors(const OpSpec& spec, const std::vector<double>& mean, const std::vector<double>& std,
                       int64_t channels, int sample, float scale, float shift, float* mul, float* add);
+
+// A sample as `count` frames of shape `frame`: a sequence layout (FHWC, FCHW: first axis F)
+// splits off its first axis; any other layout is one frame of the whole shape. The image
+// operators that take clips apply the sample's parameters to each frame.
+struct SampleFrames {
+  int64_t count;
+  Shape frame;
+};
+SampleFrames SplitFrames(const Shape& sample, const Layout& layout);
+
+// `frame` with `count` frames in front when `layout` is a sequence layout, else `frame` itself:
+// the output shape of an operator that maps each frame to `frame`.
+Shape JoinFrames(int64_t count, const Shape& frame, const Layout& layout);
+
+// True for layouts whose first axis is frames (FHWC, FCHW).
+bool IsSequenceLayout(const Layout& layout);
 
 // "uint8 or float32" from a dtype list.
 std::string DTypeList(const std::vector<DType>& dtypes);

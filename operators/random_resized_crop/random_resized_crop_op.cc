@@ -1,10 +1,12 @@
 // random_resized_crop: a random window of each HWC image (area and aspect ratio drawn as
 // torchvision's RandomResizedCrop / DALI, operators/common/crop_window.h) resampled to `size`.
+// An FHWC clip draws one window, which every frame of it is cropped with.
 //
-// | input   | dtypes          | layouts | output                                          |
-// |---------|-----------------|---------|-------------------------------------------------|
-// | images  | uint8, float32  | HWC     | (size[0], size[1], C), dtype `dtype`; a          |
-// |         |                 |         | zero-sized image gives (0, 0, C)                 |
+// | input   | dtypes          | layouts   | output                                          |
+// |---------|-----------------|-----------|-------------------------------------------------|
+// | images  | uint8, float32  | HWC, FHWC | (size[0], size[1], C) or (F, size[0], size[1],   |
+// |         |                 |           | C), dtype `dtype`; a zero-sized image (frame)    |
+// |         |                 |           | gives (0, 0, C) ((F, 0, 0, C))                   |
 //
 // Windows come from the sample's Philox stream ws.Rng(i) on the host, so the CPU and GPU
 // backends crop the same windows. GPU: the window is part of the ResampleDesc written in
@@ -24,8 +26,9 @@ namespace {
 const OpSchema kRandomResizedCropSchema =
     OpSchema("random_resized_crop")
         .Doc("Crops a random window (random area fraction and aspect ratio, DALI's centre-crop fallback) of each HWC "
-             "image and resizes it to size, in one pass that reads only the window.")
-        .Input("images", {"HWC"}, {DType::kUInt8, DType::kFloat32})
+             "image and resizes it to size, in one pass that reads only the window. An FHWC clip draws one window "
+             "for all its frames.")
+        .Input("images", {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32})
         .Output("crops")
         .RequiredArg<std::vector<double>>("size", "Output [h, w].")
         .Min(1)
@@ -64,14 +67,16 @@ class RandomResizedCropOp final : public Operator {
   }
 
   OutputDescs Setup(const Workspace& ws) override {
-    CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
+    layout_ = CheckImageInput(ws, 0, {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
     const TensorListDesc in = ws.InputDesc(0);
     DType dtype = in.dtype;
     if (dtype_ == "uint8") dtype = DType::kUInt8;
     if (dtype_ == "float32") dtype = DType::kFloat32;
-    OutputDesc out{{}, dtype, "HWC"};
-    for (const Shape& s : in.shapes) {
-      out.shapes.push_back(s.num_elements() == 0 ? Shape{0, 0, s[2]} : Shape{out_h_, out_w_, s[2]});
+    OutputDesc out{{}, dtype, layout_};
+    for (const Shape& sample : in.shapes) {
+      const auto [frames, s] = SplitFrames(sample, layout_);
+      out.shapes.push_back(JoinFrames(frames, s.num_elements() == 0 ? Shape{0, 0, s[2]} : Shape{out_h_, out_w_, s[2]},
+                                      layout_));
     }
     return {out};
   }
@@ -105,13 +110,17 @@ class RandomResizedCropOp final : public Operator {
   }
 
  private:
+  // Sample i's window, drawn once from its stream: a clip's frames all take it.
   ResampleDesc Desc(const Workspace& ws, int i, const void* in, const Shape& in_shape, void* out,
                     const Shape& out_shape) const {
+    const SampleFrames src = SplitFrames(in_shape, layout_);
     Philox rng = ws.Rng(i);
-    const CropWindow w = DrawRandomCropWindow(rng, in_shape[0], in_shape[1], params_);
-    return MakeResampleDesc(in, in_shape, w.y, w.x, w.h, w.w, out, out_shape, filter_, antialias_);
+    const CropWindow w = DrawRandomCropWindow(rng, src.frame[0], src.frame[1], params_);
+    return MakeResampleDesc(in, src.frame, w.y, w.x, w.h, w.w, out, SplitFrames(out_shape, layout_).frame, filter_,
+                            antialias_, src.count);
   }
 
+  Layout layout_ = "HWC";  // of this iteration's input, from Setup
   RandomCropParams params_;
   resample::Filter filter_;
   bool antialias_;

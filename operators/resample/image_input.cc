@@ -26,8 +26,17 @@ Layout CheckImageInput(const Workspace& ws, int input, const std::vector<Layout>
   const std::string where = ws.spec().Describe() + ": input " + std::to_string(input);
   const Layout layout = TakenLayout(d, layouts);  // an unlabelled batch of the right rank: the first
   if (layout.empty()) {
+    std::vector<Layout> sequences;
+    for (const Layout& l : layouts) {
+      if (IsSequenceLayout(l)) sequences.push_back(l);
+    }
+    // Another 4-D layout (NHWC, HWCF, FCHW where only FHWC is taken): say which axis order a clip needs.
+    const std::string hint =
+        !sequences.empty() && d.layout.ndim() == 4
+            ? " (a sequence is " + OneOf(sequences, [](const Layout& l) { return l.str(); }) + ": frames first)"
+            : "";
     throw InvalidArgument(where + ": expected layout " + OneOf(layouts, [](const Layout& l) { return l.str(); }) +
-                          ", got " + (d.layout.empty() ? std::string("none") : std::string(d.layout.str())));
+                          ", got " + (d.layout.empty() ? std::string("none") : std::string(d.layout.str())) + hint);
   }
   bool dtype_ok = false;
   for (DType t : dtypes) dtype_ok = dtype_ok || t == d.dtype;

@@ -8,6 +8,9 @@
 // | layout    | HWC, interleaved channels (1..kMaxResampleChannels), row-major, dense           |
 // | dtypes    | in: uint8 or float32; out: uint8 (round half up, clamp) or float32             |
 // | window    | [y0, y0 + win_h) x [x0, x0 + win_w) inside the image; only it is read          |
+// | frames    | a sample may be F frames of the image's shape (FHWC), back to back in and out: |
+// |           | each frame is resampled with the sample's window and filter (one descriptor;  |
+// |           | the kernels' tiles run over frames x tiles of a frame)                        |
 // | order     | horizontal pass into float, then vertical pass over those floats, taps in     |
 // |           | increasing index order (the CPU reference and the kernel alike)               |
 // | GPU       | linear and nearest without antialiasing: one launch (TwoTapKernel,            |
@@ -40,14 +43,18 @@ struct ResampleDesc {
   int out_h, out_w;
   int channels;
   resample::Axis axis_y, axis_x;  // extents are the window's
+  // Frames of the sample (FHWC), each in_rows x in_row_stride elements in and out_h x out_w x
+  // channels out, all with the window and taps above. 1 for an image; 0 for an empty clip.
+  int frames = 1;
 };
 
 // The descriptor of one sample: the window [y0, y0 + win_h) x [x0, x0 + win_w) of the HWC image
 // `in` (shape `in_shape`) resampled into `out` of shape (out_h, out_w, channels); all extents >= 1.
 // `antialias` stretches the filter on axes that are downscaled (scale > 1); nearest never is.
+// `frames`: the sample is that many such images back to back (in and out), all resampled alike.
 ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0, int64_t x0, int64_t win_h,
                               int64_t win_w, void* out, const Shape& out_shape, resample::Filter filter,
-                              bool antialias);
+                              bool antialias, int64_t frames = 1);
 
 // `interp_type` names: nearest | linear | cubic, and DALI's INTERP_NN | INTERP_LINEAR | INTERP_CUBIC.
 inline const std::vector<std::string>& InterpTypeNames() {
@@ -57,7 +64,7 @@ inline const std::vector<std::string>& InterpTypeNames() {
 }
 resample::Filter ParseInterpType(const std::string& name);  // one of InterpTypeNames()
 
-// The CPU reference for one sample (host pointers).
+// The CPU reference for one sample (host pointers), frame after frame.
 void ResampleCpu(const ResampleDesc& d, resample::Filter filter, DType in_dtype, DType out_dtype);
 
 // All samples at once (one or two launches, see the table). `descs`: device-readable array of

@@ -76,8 +76,10 @@ void Run(const ResampleDesc& d, Filter filter) {
 }  // namespace
 
 ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0, int64_t x0, int64_t win_h,
-                              int64_t win_w, void* out, const Shape& out_shape, Filter filter, bool antialias) {
+                              int64_t win_w, void* out, const Shape& out_shape, Filter filter, bool antialias,
+                              int64_t frames) {
   ResampleDesc d{};
+  d.frames = static_cast<int>(frames);
   d.in = in;
   d.out = out;
   d.channels = static_cast<int>(in_shape[2]);
@@ -105,12 +107,24 @@ Filter ParseInterpType(const std::string& name) {
 
 void ResampleCpu(const ResampleDesc& d, Filter filter, DType in_dtype, DType out_dtype) {
   if (d.out_h == 0 || d.out_w == 0 || d.channels == 0) return;
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return Run<uint8_t, uint8_t>(d, filter);
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return Run<uint8_t, float>(d, filter);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return Run<float, uint8_t>(d, filter);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return Run<float, float>(d, filter);
-  throw InvalidArgument("resample: unsupported dtypes " + std::string(DTypeName(in_dtype)) + " -> " +
-                        std::string(DTypeName(out_dtype)));
+  void (*run)(const ResampleDesc&, Filter) = nullptr;
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) run = Run<uint8_t, uint8_t>;
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) run = Run<uint8_t, float>;
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) run = Run<float, uint8_t>;
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) run = Run<float, float>;
+  if (run == nullptr) {
+    throw InvalidArgument("resample: unsupported dtypes " + std::string(DTypeName(in_dtype)) + " -> " +
+                          std::string(DTypeName(out_dtype)));
+  }
+  // Each frame is an image of its own with the sample's window and taps.
+  const size_t in_frame = static_cast<size_t>(d.in_rows * d.in_row_stride) * DTypeSize(in_dtype);
+  const size_t out_frame = static_cast<size_t>(d.out_h) * d.out_w * d.channels * DTypeSize(out_dtype);
+  ResampleDesc frame = d;
+  for (int f = 0; f < d.frames; ++f) {
+    frame.in = static_cast<const char*>(d.in) + f * in_frame;
+    frame.out = static_cast<char*>(d.out) + f * out_frame;
+    run(frame, filter);
+  }
 }
 
 }  // namespace conveyor::ops

@@ -1,6 +1,7 @@
 // The tiled two-pass resampling kernel (two launches: 3-channel samples, the rest; see kC) and
 // ResampleGpu's dispatch. Per batch, blockIdx.y = sample, blocks along x visit the sample's
-// 32 x H output tiles (grid-stride; H = 32 for 3-channel samples, 16 otherwise). Per tile:
+// 32 x H output tiles (grid-stride; H = 32 for 3-channel samples, 16 otherwise), those of every
+// frame of a clip (FHWC) in one index space, so a clip's blocks spread over all its frames. Per tile:
 //
 //   taps of the tile's 32 columns and H rows           (shared; first 16 weights cached)
 //   for each chunk of the input rows the tile needs:    (one chunk unless the downscale is large)
@@ -221,11 +222,15 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
   if (kC == 0 ? d.channels == 3 : d.channels != kC) return;  // the other kernel's sample
   const int c = kC == 0 ? d.channels : kC;
-  const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
-                 static_cast<int64_t>(d.x0) * c;
-  Out* out = static_cast<Out*>(d.out);
+  // Frame 0's window and output; a clip's frame f is f image sizes further on both sides.
+  const In* window0 = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
+                      static_cast<int64_t>(d.x0) * c;
+  Out* out0 = static_cast<Out*>(d.out);
+  const int64_t in_frame = d.in_rows * d.in_row_stride;
+  const int64_t out_frame = static_cast<int64_t>(d.out_h) * d.out_w * c;
   const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
-  const int tiles = tiles_x * ((d.out_h + kTH - 1) / kTH);
+  const int tiles = tiles_x * ((d.out_h + kTH - 1) / kTH);  // of one frame
+  const int all_tiles = tiles * d.frames;
   const int rows_per_chunk = kTmpFloats<kC> / (kTileW * c);
   // Per sample, so every thread of the block takes the same path: a per-column choice split warps
   // whose columns straddle the limit and ran both paths (cubic antialiased resize on the H100:
@@ -235,7 +240,11 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
 
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  for (int t = blockIdx.x; t < all_tiles; t += gridDim.x) {
+    const int frame = t / tiles;
+    const int tile = t - frame * tiles;
+    const In* in = window0 + frame * in_frame;
+    Out* out = out0 + frame * out_frame;
     const int tile_y = tile / tiles_x;
     const int ox0 = (tile - tile_y * tiles_x) * kTileW;
     const int oy0 = tile_y * kTH;

@@ -78,10 +78,12 @@ __device__ __forceinline__ Out ConvertNonNegative(float v) {
 }
 
 // One tile on the staged path; false (before any barrier, block-uniformly) when its footprint does
-// not fit. `in` is the window's origin. Same expressions in the same order as the direct path.
+// not fit. `image` is the frame's first byte, `in` its window's origin, `out` the frame's output.
+// Same expressions in the same order as the direct path.
 template <typename Out>
 __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const TwoTapTaps& s, TwoTapStage& st,
-                                                 const uint8_t* in, Out* out, int ox0, int oy0) {
+                                                 const uint8_t* image, const uint8_t* in, Out* out, int ox0,
+                                                 int oy0) {
   const int tw = min(kTileW, d.out_w - ox0), th = min(kDirectTileH, d.out_h - oy0);
   // Taps are monotonic in the output index and at most two (n = min(count, 2)), so the first
   // column's lo and the last one's lo + n bound every column's taps (the same for rows).
@@ -89,7 +91,7 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   const int xe = max(s.lo_x[tw - 1] + s.n_x[tw - 1], xs + 1), ye = max(s.lo_y[th - 1] + s.n_y[th - 1], ys + 1);
   const int rows = ye - ys, row_bytes = (xe - xs) * 3;
   if (rows > kStageRows || 15 + row_bytes > kStagePitch - 16 || d.in_row_stride > (1 << 24)) return false;
-  const uint8_t* img_begin = static_cast<const uint8_t*>(d.in);
+  const uint8_t* img_begin = image;
   const uint8_t* img_end = img_begin + d.in_rows * d.in_row_stride;
   const int tid = threadIdx.y * kTileW + threadIdx.x;
   const int vec = tid & 15;  // 16 threads per row, 16 rows per pass of the block
@@ -201,14 +203,21 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
 template <typename In, typename Out, Filter F, int kC>
 __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& s, TwoTapStage& st) {
   const int c = kC != 0 ? kC : d.channels;
-  const In* in = static_cast<const In*>(d.in) + static_cast<int64_t>(d.y0) * d.in_row_stride +
-                 static_cast<int64_t>(d.x0) * c;
-  Out* out = static_cast<Out*>(d.out);
+  // A clip's frame f is f image sizes after frame 0, in and out; the tiles of all its frames form
+  // one index space, so the sample's blocks spread over every frame.
   const int tiles_x = (d.out_w + kTileW - 1) / kTileW;
-  const int tiles = tiles_x * ((d.out_h + kDirectTileH - 1) / kDirectTileH);
+  const int tiles = tiles_x * ((d.out_h + kDirectTileH - 1) / kDirectTileH);  // of one frame
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int tid = ty * kTileW + tx;
-  for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+  const int all_tiles = tiles * d.frames;
+  const int64_t in_frame = d.in_rows * d.in_row_stride;
+  const int64_t out_frame = static_cast<int64_t>(d.out_h) * d.out_w * c;
+  for (int t = blockIdx.x; t < all_tiles; t += gridDim.x) {
+    const int frame = t / tiles;
+    const int tile = t - frame * tiles;
+    const In* image = static_cast<const In*>(d.in) + frame * in_frame;
+    const In* in = image + static_cast<int64_t>(d.y0) * d.in_row_stride + static_cast<int64_t>(d.x0) * c;
+    Out* out = static_cast<Out*>(d.out) + frame * out_frame;
     const int tile_y = tile / tiles_x;
     const int ox0 = (tile - tile_y * tiles_x) * kTileW;
     const int oy0 = tile_y * kDirectTileH;
@@ -236,7 +245,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
     __syncthreads();
     if constexpr (kStaged<In, F, kC>) {
       static_assert(kSkipZeroAdd<In, F>, "StagedLinearTile starts its sums from the first product");
-      if (StagedLinearTile(d, s, st, in, out, ox0, oy0)) continue;
+      if (StagedLinearTile(d, s, st, image, in, out, ox0, oy0)) continue;
     }
     const int ox = ox0 + tx;
     if (ox >= d.out_w) continue;

@@ -1,12 +1,15 @@
-// resize: resamples each HWC image to its own output size (per-sample arguments allowed).
+// resize: resamples each HWC image, or every frame of an FHWC clip, to its own output size
+// (per-sample arguments allowed; a clip's frames share the sample's size).
 //
-// | input        | dtypes          | layouts           | output                                  |
-// |--------------|-----------------|-------------------|-----------------------------------------|
-// | images       | uint8, float32  | HWC, 1..8 channels | (out_h, out_w, C); dtype `dtype`        |
+// | input        | dtypes          | layouts                 | output                            |
+// |--------------|-----------------|-------------------------|-----------------------------------|
+// | images       | uint8, float32  | HWC, FHWC; 1..8 channels | (out_h, out_w, C) or (F, out_h,   |
+// |              |                 |                         | out_w, C); dtype `dtype`          |
 //
 // Sizes: resize.h. Filters, antialiasing and rounding: operators/resample/resample_math.h.
-// GPU: PrepareGpu writes one ResampleDesc per sample into the slot's descriptors; RunGpu uploads
-// them and launches once, the grid sized from the output capacity — capturable.
+// GPU: PrepareGpu writes one ResampleDesc per sample (a clip's frames counted in it) into the
+// slot's descriptors; RunGpu uploads them and launches once, the grid sized from the output
+// capacity — capturable.
 #include "core/op/registry.h"
 #include "core/op/slot_descriptors.h"
 #include "operators/resample/image_input.h"
@@ -18,9 +21,10 @@ namespace {
 
 const OpSchema kResizeSchema =
     OpSchema("resize")
-        .Doc("Resizes HWC images (uint8 or float32) with nearest, linear or cubic interpolation; antialiased when "
-             "downscaling. Give exactly one of size, resize_x/resize_y, resize_shorter, resize_longer.")
-        .Input("images", {"HWC"}, {DType::kUInt8, DType::kFloat32})
+        .Doc("Resizes HWC images or FHWC clips (every frame alike; uint8 or float32) with nearest, linear or cubic "
+             "interpolation; antialiased when downscaling. Give exactly one of size, resize_x/resize_y, "
+             "resize_shorter, resize_longer.")
+        .Input("images", {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32})
         .Output("resized")
         .Arg<std::vector<double>>("size", std::vector<double>{},
                                   "Output [h, w] (HW order, as the layout); a 0 side keeps the aspect ratio.",
@@ -61,9 +65,9 @@ class ResizeOp final : public Operator {
         dtype_(spec.Arg<std::string>("dtype")) {}
 
   OutputDescs Setup(const Workspace& ws) override {
-    CheckImageInput(ws, 0, {"HWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
+    layout_ = CheckImageInput(ws, 0, {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32}, kMaxResampleChannels);
     const TensorListDesc in = ws.InputDesc(0);
-    OutputDesc out{{}, OutDType(in.dtype), "HWC"};
+    OutputDesc out{{}, OutDType(in.dtype), layout_};
     out.shapes.reserve(in.shapes.size());
     // Constant arguments are read once, not per sample (SampleArg).
     const SampleArg<std::vector<double>> size(ws, "size");
@@ -72,9 +76,9 @@ class ResizeOp final : public Operator {
     ResizeSizeArgs a;
     a.max_size = ws.Arg<std::vector<double>>("max_size");
     for (int i = 0; i < static_cast<int>(in.shapes.size()); ++i) {
-      const Shape& s = in.shapes[static_cast<size_t>(i)];
-      if (s.num_elements() == 0) {
-        out.shapes.push_back(Shape{0, 0, s[2]});
+      const auto [frames, s] = SplitFrames(in.shapes[static_cast<size_t>(i)], layout_);
+      if (s.num_elements() == 0) {  // an empty image (or frames of one): nothing to resample
+        out.shapes.push_back(JoinFrames(frames, Shape{0, 0, s[2]}, layout_));
         continue;
       }
       a.size = size(i);
@@ -83,7 +87,7 @@ class ResizeOp final : public Operator {
       a.resize_shorter = resize_shorter(i);
       a.resize_longer = resize_longer(i);
       const auto [h, w] = ResizeOutputSize(s[0], s[1], a, [&] { return ws.spec().Describe() + ": sample " + std::to_string(i); });
-      out.shapes.push_back(Shape{h, w, s[2]});
+      out.shapes.push_back(JoinFrames(frames, Shape{h, w, s[2]}, layout_));
     }
     return {out};
   }
@@ -124,10 +128,14 @@ class ResizeOp final : public Operator {
     if (dtype_ == "float32") return DType::kFloat32;
     return in;
   }
+  // One descriptor per sample: a clip's frames share its size and taps.
   ResampleDesc Desc(const void* in, const Shape& in_shape, void* out, const Shape& out_shape) const {
-    return MakeResampleDesc(in, in_shape, 0, 0, in_shape[0], in_shape[1], out, out_shape, filter_, antialias_);
+    const SampleFrames src = SplitFrames(in_shape, layout_);
+    const Shape dst = SplitFrames(out_shape, layout_).frame;
+    return MakeResampleDesc(in, src.frame, 0, 0, src.frame[0], src.frame[1], out, dst, filter_, antialias_, src.count);
   }
 
+  Layout layout_ = "HWC";  // of this iteration's input, from Setup
   resample::Filter filter_;
   bool antialias_;
   std::string dtype_;

@@ -1,9 +1,11 @@
 // crop: windows placed as DALI places them, padding, per-sample arguments, every error message,
-// conformance; GPU equal to CPU (exact) on random images of varying sizes, padded or not.
+// conformance; clips (FHWC) equal their frames cropped one by one with the clip's window; GPU equal
+// to CPU (exact) on random images and clips of varying sizes, padded or not.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/conformance/conformance.h"
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -121,7 +123,13 @@ TEST(CropCpu, ErrorsSayWhatAndWhere) {
                        {{"crop_pos_y", ArgValues({{0.5}, {1.5}}, true)}}}),
               HasSubstr("op \"crop\" (c): sample 1: crop_pos_x and crop_pos_y must lie in [0, 1], got 0.5 and 1.5"));
   EXPECT_THAT(ErrorOf({Crop().SetArg("crop", std::vector<double>{1, 1}), RandomImages({{3, 3, 3}}, DType::kUInt8, "CHW")}),
-              HasSubstr("op \"crop\" (c): input 0: expected layout HWC, got CHW"));
+              HasSubstr("op \"crop\" (c): input 0: expected layout HWC or FHWC, got CHW"));
+  EXPECT_THAT(ErrorOf({Crop().SetArg("crop", std::vector<double>{1, 1}), RandomImages({{2, 3, 3, 3}}, DType::kUInt8, "HWCF")}),
+              HasSubstr("op \"crop\" (c): input 0: expected layout HWC or FHWC, got HWCF (a sequence is FHWC: frames "
+                        "first)"));
+  // A clip's window is checked against its frames' size.
+  EXPECT_THAT(ErrorOf({Crop().SetArg("crop", std::vector<double>{4, 2}), RandomClips({1, 5}, {{4, 4, 3}, {3, 7, 3}}, DType::kUInt8)}),
+              HasSubstr("op \"crop\" (c): sample 1: crop window 4x2 at (y=-1, x=3) does not fit the 3x7 image"));
   EXPECT_THAT(ErrorOf({Crop().SetArg("crop", std::vector<double>{1, 1}), RandomImages({{3, 3, 3}}, DType::kInt16)}),
               HasSubstr("op \"crop\" (c): input 0: expected dtype uint8 or float32, got int16"));
 }
@@ -133,6 +141,50 @@ TEST(CropCpu, FillValuesCountIsCheckedAtConstruction) {
     FAIL() << "no error";
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("op \"crop\" (c): fill_values must have 1 to 16 values, got 0"));
+  }
+}
+
+// Random per-sample windows (sizes up to `limit`, anchors in [0, 1]) for `n` samples.
+std::vector<std::pair<std::string, TensorListCPU>> RandomWindows(int n, int limit) {
+  std::vector<std::vector<float>> sizes, px, py;
+  for (int i = 0; i < n; ++i) {
+    sizes.push_back({float(RandomVector<int>(1, 1, limit)[0]), float(RandomVector<int>(1, 1, limit)[0])});
+    px.push_back({RandomVector<float>(1, 0.f, 1.f)[0]});
+    py.push_back({RandomVector<float>(1, 0.f, 1.f)[0]});
+  }
+  return {{"crop", ArgValues(sizes)}, {"crop_pos_x", ArgValues(px, true)}, {"crop_pos_y", ArgValues(py, true)}};
+}
+
+OpSpec CropPerSample(const char* policy) {
+  return Crop().SetArgInput("crop", "s").SetArgInput("crop_pos_x", "x").SetArgInput("crop_pos_y", "y")
+      .SetArg("out_of_bounds_policy", policy).SetArg("fill_values", std::vector<double>{7, 100.5, 300});
+}
+
+// Clips of mixed frame counts and sizes, per-sample windows (inside, and with padding partly
+// outside): each frame is cut with its clip's window, as the frame alone would be.
+TEST(CropCpu, ClipsEqualTheirFramesCroppedOneByOne) {
+  for (DType t : {DType::kUInt8, DType::kFloat32}) {
+    for (const char* policy : {"error", "pad"}) {
+      const TensorListCPU clips = MixedClips(t, 3, 12, 40);
+      const auto args = RandomWindows(clips.num_samples(), std::string(policy) == "pad" ? 50 : 12);
+      const auto frames = [&](const TensorListCPU& b) { return RunWith(CropPerSample(policy), Device::kCpu, b, args); };
+      EXPECT_EQ(CompareWithFrameByFrame(RunWith(CropPerSample(policy), Device::kCpu, clips, args), clips, frames), "")
+          << DTypeName(t) << " " << policy << " seed " << RngSeed();
+    }
+  }
+}
+
+TEST(CropGpu, ClipsEqualCpu) {
+  CONVEYOR_REQUIRE_GPU();
+  for (DType t : {DType::kUInt8, DType::kFloat32}) {
+    for (const char* policy : {"error", "pad"}) {
+      const TensorListCPU clips = RandomClips({4, 1, 7, 0, 2, 3}, RandomFrameShapes(6, 40, 200, 3), t);
+      const auto args = RandomWindows(clips.num_samples(), std::string(policy) == "pad" ? 260 : 39);
+      EXPECT_EQ(CompareExact(RunWith(CropPerSample(policy), Device::kGpu, clips, args),
+                             RunWith(CropPerSample(policy), Device::kCpu, clips, args)),
+                "")
+          << DTypeName(t) << " " << policy << " seed " << RngSeed();
+    }
   }
 }
 

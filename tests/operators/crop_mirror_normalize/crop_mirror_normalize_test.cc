@@ -1,11 +1,13 @@
-// crop_mirror_normalize: hand-computed CPU cases, every argument error, GPU against the CPU
-// reference (bit-identical: both compute the same fmaf on the same floats), conformance.
+// crop_mirror_normalize: hand-computed CPU cases, every argument error, FHWC clips equal to their
+// frames processed one by one (output FCHW / FHWC), GPU against the CPU reference on images and
+// clips (bit-identical: both compute the same fmaf on the same floats), conformance.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "tests/conformance/conformance.h"
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/image_common/image_testing.h"
 
 namespace conveyor::testing {
@@ -115,7 +117,7 @@ TEST(CropMirrorNormalize, UnlabelledThreeDimensionalInputIsTakenAsHwc) {
   EXPECT_EQ(SampleValues(got, 0), SampleValues(want, 0));
   const TensorListCPU flat = MakeBatch<uint8_t>({Shape{4, 5}}, {std::vector<uint8_t>(20, 7)}, "");
   EXPECT_THAT(RunError(Cmn(), flat),
-              HasSubstr("input 0: expected layout HWC, got none (sample 0 has shape (4, 5); an unlabelled batch is "
+              HasSubstr("input 0: expected layout HWC or FHWC, got none (sample 0 has shape (4, 5); an unlabelled batch is "
                         "taken as HWC only when every sample has 3 dims)"));
 }
 
@@ -123,7 +125,17 @@ TEST(CropMirrorNormalize, Errors) {
   const TensorListCPU img = Ramp(4, 4, 3);
   TensorListCPU chw = img;
   chw.set_layout("CHW");
-  EXPECT_THAT(RunError(Cmn(), chw), HasSubstr("op \"crop_mirror_normalize\" (cmn): input 0: expected layout HWC, got CHW"));
+  EXPECT_THAT(RunError(Cmn(), chw),
+              HasSubstr("op \"crop_mirror_normalize\" (cmn): input 0: expected layout HWC or FHWC, got CHW"));
+  EXPECT_THAT(RunError(Cmn(), RandomBatch({Shape{2, 2, 2, 3}}, DType::kUInt8, "NHWC")),
+              HasSubstr("op \"crop_mirror_normalize\" (cmn): input 0: expected layout HWC or FHWC, got NHWC (a sequence "
+                        "is FHWC: frames first)"));
+  EXPECT_THAT(RunError(Cmn().SetArg("output_layout", Layout("FCHW")), img),
+              HasSubstr("op \"crop_mirror_normalize\" (cmn): argument \"output_layout\": FCHW is for FHWC clips, but "
+                        "input 0 is HWC (give CHW)"));
+  EXPECT_THAT(RunError(Cmn().SetArg("crop", std::vector<int64_t>{3, 5}),
+                       RandomBatch({Shape{2, 4, 6, 3}, Shape{3, 4, 4, 3}}, DType::kUInt8, "FHWC")),
+              HasSubstr("sample 1: crop window [3, 5] does not fit the frames of shape (4, 4, 3)"));
   const TensorListCPU ints = RandomBatch({Shape{2, 2, 3}}, DType::kInt32, "HWC");
   EXPECT_THAT(RunError(Cmn(), ints), HasSubstr("input 0: expected dtype uint8, float16 or float32, got int32"));
   EXPECT_THAT(RunError(Cmn().SetArg("mean", std::vector<double>{1, 2}), img),
@@ -137,7 +149,7 @@ TEST(CropMirrorNormalize, Errors) {
   EXPECT_THAT(RunError(Cmn().SetArg("dtype", DType::kInt32), img),
               HasSubstr("argument \"dtype\": expected float32, float16, bfloat16 or uint8, got int32"));
   EXPECT_THAT(RunError(Cmn().SetArg("output_layout", Layout("HW")), img),
-              HasSubstr("argument \"output_layout\": expected CHW or HWC, got HW"));
+              HasSubstr("argument \"output_layout\": expected CHW or HWC (FCHW or FHWC for clips), got HW"));
   EXPECT_THAT(RunError(Cmn(), RandomBatch({Shape{2, 2, 5}}, DType::kUInt8, "HWC")),
               HasSubstr("input 0: sample 0 has 5 channels, expected 1 to 4"));
   EXPECT_THAT(RunError(Cmn().SetArg("pad_output", true), RandomBatch({Shape{2, 2, 4}}, DType::kUInt8, "HWC")),
@@ -189,6 +201,88 @@ TEST(CropMirrorNormalizeGpu, MatchesCpuBitExactly) {
                             std::string(DTypeName(in_type)) + " -> " + std::string(DTypeName(out_type)) + " " + layout +
                                 " crop " + std::to_string(crop.size() ? crop[1] : 0) + (pad ? " pad" : ""));
           }
+        }
+      }
+    }
+  }
+}
+
+// ---- clips (FHWC) ----
+
+// Random per-sample mirror flags and anchors for `n` samples.
+ArgInputs RandomPlacements(int n) {
+  std::vector<int32_t> mirror;
+  std::vector<float> px, py;
+  for (int i = 0; i < n; ++i) {
+    mirror.push_back(static_cast<int32_t>(RandomVector<int>(1, 0, 1)[0]));
+    px.push_back(RandomVector<float>(1, 0.f, 1.f)[0]);
+    py.push_back(RandomVector<float>(1, 0.f, 1.f)[0]);
+  }
+  return {{"mirror", PerSampleScalars(mirror)}, {"crop_pos_x", PerSampleScalars(px)}, {"crop_pos_y", PerSampleScalars(py)}};
+}
+
+OpSpec CmnPerSample(std::vector<int64_t> crop, DType out_type, const char* layout, bool pad) {
+  return Cmn()
+      .SetArg("crop", std::move(crop))
+      .SetArg("dtype", out_type)
+      .SetArg("output_layout", Layout(layout))
+      .SetArg("pad_output", pad)
+      .SetArg("mean", std::vector<double>{123.675, 116.28, 103.53})
+      .SetArg("std", std::vector<double>{58.395, 57.12, 57.375})
+      .SetArgInput("mirror", "m")
+      .SetArgInput("crop_pos_x", "px")
+      .SetArgInput("crop_pos_y", "py");
+}
+
+std::vector<std::pair<std::string, TensorListCPU>> AsPairs(const ArgInputs& args) { return {args.begin(), args.end()}; }
+
+// Mixed frame counts (0 and 1 included) and sizes with per-sample mirror and anchors: each frame
+// is cropped, mirrored and normalised with its clip's parameters, as the frame alone would be;
+// output_layout CHW gives FCHW, HWC gives FHWC.
+TEST(CropMirrorNormalize, ClipsEqualTheirFramesOneByOne) {
+  for (const char* layout : {"CHW", "HWC"}) {
+    for (DType out_type : {DType::kFloat16, DType::kUInt8}) {
+      const TensorListCPU clips = MixedClips(DType::kUInt8, 3, 16, 40);
+      const auto args = AsPairs(RandomPlacements(clips.num_samples()));
+      const OpSpec spec = CmnPerSample({12, 16}, out_type, layout, out_type == DType::kUInt8);
+      const auto frames = [&](const TensorListCPU& b) { return RunWith(spec, Device::kCpu, b, args); };
+      EXPECT_EQ(CompareWithFrameByFrame(RunWith(spec, Device::kCpu, clips, args), clips, frames), "")
+          << layout << " " << DTypeName(out_type) << " seed " << RngSeed();
+    }
+  }
+}
+
+// DALI's spelling for sequences, output_layout FCHW / FHWC, gives the same as CHW / HWC.
+TEST(CropMirrorNormalize, FramesLayoutNamesTheSameOutput) {
+  const TensorListCPU clips = MixedClips(DType::kFloat32, 3);
+  for (const char* layout : {"CHW", "HWC"}) {
+    const TensorListCPU want = RunOp(Cmn().SetArg("output_layout", Layout(layout)), Device::kCpu, clips);
+    const TensorListCPU got =
+        RunOp(Cmn().SetArg("output_layout", Layout("F" + std::string(layout))), Device::kCpu, clips);
+    EXPECT_EQ(want.layout(), Layout("F" + std::string(layout)));
+    ExpectSameBytes(got, want, layout);
+  }
+}
+
+// Clips on the GPU against the CPU: each kernel path (uint8 RGB to CHW with window widths a
+// multiple of 8 and not, the tiled kernel for the rest), every output dtype, both layouts.
+TEST(CropMirrorNormalizeGpu, ClipsMatchCpuBitExactly) {
+  CONVEYOR_REQUIRE_GPU();
+  for (DType in_type : {DType::kUInt8, DType::kFloat32, DType::kFloat16}) {
+    std::vector<Shape> shapes;
+    for (const Shape& f : RandomFrameShapes(6, 40, 300, 3)) shapes.push_back(Shape{f[0], std::max<int64_t>(f[1], 232), 3});
+    const std::vector<int64_t> frames = {3, 1, 5, 0, 2, 4};
+    std::vector<Shape> clip_shapes;
+    for (size_t i = 0; i < shapes.size(); ++i) clip_shapes.push_back(Shape{frames[i], shapes[i][0], shapes[i][1], 3});
+    const TensorListCPU clips = RandomBatch(clip_shapes, in_type, "FHWC", 0.f, 255.f);
+    const ArgInputs args = RandomPlacements(clips.num_samples());
+    for (DType out_type : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kUInt8}) {
+      for (const char* layout : {"CHW", "HWC"}) {
+        for (std::vector<int64_t> crop : {std::vector<int64_t>{33, 37}, std::vector<int64_t>{24, 224}}) {
+          const OpSpec spec = CmnPerSample(crop, out_type, layout, false);
+          ExpectSameBytes(RunOp(spec, Device::kGpu, clips, args), RunOp(spec, Device::kCpu, clips, args),
+                          std::string(DTypeName(in_type)) + " -> " + std::string(DTypeName(out_type)) + " " + layout +
+                              " crop " + std::to_string(crop[1]));
         }
       }
     }

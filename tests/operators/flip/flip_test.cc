@@ -1,9 +1,11 @@
 // flip: hand-checked mirrors on small images, per-sample flags, layouts and dtypes, errors,
-// conformance; GPU equal to CPU (exact: no arithmetic) on random images of varying sizes.
+// conformance; clips (FHWC, FCHW) equal their frames flipped one by one with the clip's flags;
+// GPU equal to CPU (exact: no arithmetic) on random images and clips of varying sizes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "tests/conformance/conformance.h"
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -83,7 +85,50 @@ TEST(FlipCpu, InputErrorsSayWhatArrived) {
     RunOp({Flip(), RandomImages({{2, 3, 4, 5}}, DType::kUInt8, "NHWC")}, Device::kCpu);
     FAIL() << "no error";
   } catch (const std::exception& e) {
-    EXPECT_THAT(e.what(), HasSubstr("op \"flip\" (f): input 0: expected layout HWC, CHW or HW, got NHWC"));
+    EXPECT_THAT(e.what(), HasSubstr("op \"flip\" (f): input 0: expected layout HWC, CHW, HW, FHWC or FCHW, got "
+                                    "NHWC (a sequence is FHWC or FCHW: frames first)"));
+  }
+}
+
+// Per-sample flags for `n` samples: horizontal i % 2, vertical (i / 2) % 2 (all four pairs).
+std::vector<std::pair<std::string, TensorListCPU>> FlagInputs(int n) {
+  std::vector<std::vector<int32_t>> h, v;
+  for (int i = 0; i < n; ++i) {
+    h.push_back({i % 2});
+    v.push_back({(i / 2) % 2});
+  }
+  const std::vector<Shape> scalars(static_cast<size_t>(n), Shape{});
+  return {{"horizontal", MakeBatch<int32_t>(scalars, h)}, {"vertical", MakeBatch<int32_t>(scalars, v)}};
+}
+
+OpSpec FlipPerSample() { return Flip().SetArgInput("horizontal", "h").SetArgInput("vertical", "v"); }
+
+// Clips of mixed frame counts (0 and 1 included) and sizes: every frame mirrored as its clip's
+// flags say, i.e. the clip equals its frames flipped one by one as images.
+TEST(FlipCpu, ClipsEqualTheirFramesFlippedOneByOne) {
+  const TensorListCPU fhwc = MixedClips(DType::kUInt8, 3);
+  const auto args = FlagInputs(fhwc.num_samples());
+  const auto frames = [&](const TensorListCPU& batch) { return RunWith(FlipPerSample(), Device::kCpu, batch, args); };
+  EXPECT_EQ(CompareWithFrameByFrame(RunWith(FlipPerSample(), Device::kCpu, fhwc, args), fhwc, frames), "")
+      << "seed " << RngSeed();
+  // FCHW (e.g. crop_mirror_normalize's clips): planes of each frame.
+  const TensorListCPU fchw =
+      RandomClips({2, 4, 1, 3}, {{3, 9, 13}, {2, 17, 5}, {1, 6, 6}, {4, 11, 12}}, DType::kFloat32, "FCHW");
+  const auto args4 = FlagInputs(fchw.num_samples());
+  const auto chw_frames = [&](const TensorListCPU& batch) { return RunWith(FlipPerSample(), Device::kCpu, batch, args4); };
+  EXPECT_EQ(CompareWithFrameByFrame(RunWith(FlipPerSample(), Device::kCpu, fchw, args4), fchw, chw_frames, "CHW"), "")
+      << "seed " << RngSeed();
+}
+
+TEST(FlipGpu, ClipsEqualCpu) {
+  CONVEYOR_REQUIRE_GPU();
+  for (DType t : {DType::kUInt8, DType::kFloat32}) {
+    const TensorListCPU clips = RandomClips({3, 1, 6, 0, 2, 4}, RandomFrameShapes(6, 1, 150, 3), t);
+    const auto args = FlagInputs(clips.num_samples());
+    EXPECT_EQ(CompareExact(RunWith(FlipPerSample(), Device::kGpu, clips, args),
+                           RunWith(FlipPerSample(), Device::kCpu, clips, args)),
+              "")
+        << DTypeName(t) << " seed " << RngSeed();
   }
 }
 

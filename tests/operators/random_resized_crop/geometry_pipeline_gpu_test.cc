@@ -11,7 +11,7 @@
 #include "core/cuda/stream.h"
 #include "core/pipeline/pipeline.h"
 #include "core/tensor/copy.h"
-#include "tests/operators/resize/image_test_util.h"
+#include "tests/operators/resize/capture_compare.h"
 
 namespace conveyor {
 namespace {
@@ -55,15 +55,6 @@ TensorListCPU Images(int k) {
   return testing::RandomImages(shapes, DType::kUInt8);
 }
 
-TensorListCPU Host(const PipelineOutputs& out, int i) {
-  if (!out.IsGpu(i)) return out.Cpu(i);
-  cuda::Stream stream = cuda::Stream::Create();
-  TensorListCPU host;
-  CopyAsync(host, out.Gpu(i), stream.view());
-  stream.Synchronize();
-  return host;
-}
-
 // The CPU pipeline (the reference of the GPU test below) equals the operators run one by one.
 TEST(GeometryPipelineCpu, EqualsTheOperatorsRunOneByOne) {
   Pipeline p = Pipeline::FromYaml(Yaml("cpu", false));
@@ -102,53 +93,20 @@ TEST(GeometryPipelineCpu, EqualsTheOperatorsRunOneByOne) {
                                           .SetArg("out_of_bounds_policy", "pad")
                                           .SetArg("fill_values", std::vector<double>{7, 8, 9}),
                                       resized);
-    EXPECT_EQ(testing::CompareExact(Host(out, 0), flipped), "") << "iteration " << k;
-    EXPECT_EQ(testing::CompareExact(Host(out, 1), cropped), "") << "iteration " << k;
+    EXPECT_EQ(testing::CompareExact(testing::OutputOnHost(out, 0), flipped), "") << "iteration " << k;
+    EXPECT_EQ(testing::CompareExact(testing::OutputOnHost(out, 1), cropped), "") << "iteration " << k;
     out.Release();
   }
 }
 
 TEST(GeometryPipelineGpu, CapturedEqualsEagerEqualsCpuOverVaryingSizes) {
   CONVEYOR_REQUIRE_GPU();
-  Pipeline cpu = Pipeline::FromYaml(Yaml("cpu", false));
-  Pipeline eager = Pipeline::FromYaml(Yaml("gpu", false));
-  Pipeline captured = Pipeline::FromYaml(Yaml("gpu", true));
-  for (int k = 0; k < kIterations; ++k) {
-    const TensorListCPU images = Images(k);
-    cpu.Feed("in", images);
-    eager.Feed("in", images);
-    captured.Feed("in", images);
-  }
-  cpu.Build();
-  eager.Build();
-  captured.Build();
-  int64_t captures_after_warmup = -1;
-  for (int k = 0; k < kIterations; ++k) {
-    if (k >= 2) {
-      cpu.Run();
-      eager.Run();
-      captured.Run();
-    }
-    PipelineOutputs a = cpu.Outputs(), b = eager.Outputs(), c = captured.Outputs();
-    for (int i = 0; i < 2; ++i) {
-      const TensorListCPU want = Host(a, i);
-      ASSERT_EQ(want.num_samples(), kBatch);
-      EXPECT_EQ(testing::CompareExact(Host(b, i), want), "") << "eager, iteration " << k << " output " << i;
-      EXPECT_EQ(testing::CompareExact(Host(c, i), want), "") << "captured, iteration " << k << " output " << i;
-    }
-    a.Release();
-    b.Release();
-    c.Release();
-    // Iterations up to k + 1 are scheduled here: read the count before the growth iteration can start.
-    if (k == 4) captures_after_warmup = captured.counters().captures;
-    if (k == kGrowAt - 3) {
-      EXPECT_EQ(captured.counters().captures, captures_after_warmup) << "shapes within capacity re-captured";
-    }
-  }
-  EXPECT_GT(captures_after_warmup, 0);
-  EXPECT_GT(captured.counters().captures, captures_after_warmup) << "inputs beyond capacity must re-capture";
-  EXPECT_GE(captured.counters().replays, kIterations);
-  EXPECT_EQ(eager.counters().captures, 0);
+  testing::ExpectCapturedEqualsEagerEqualsCpu({.yaml = Yaml,
+                                               .batch = Images,
+                                               .iterations = kIterations,
+                                               .outputs = 2,
+                                               .batch_size = kBatch,
+                                               .grow_at = kGrowAt});
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // random_resized_crop: the output is the resize of the window drawn from the sample's Philox
 // stream (checked against resize of that window cut out by hand), windows change with the
-// iteration, errors, conformance; GPU equal to CPU (bit-identical) on varying sizes and iterations.
+// iteration, errors, conformance; an FHWC clip draws one window that every frame is cropped with;
+// GPU equal to CPU (bit-identical) on varying sizes, clips and iterations.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +9,7 @@
 
 #include "operators/common/crop_window.h"
 #include "tests/conformance/conformance.h"
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -109,7 +111,71 @@ TEST(RandomResizedCropCpu, ArgumentErrorsSayWhatAndWhere) {
     RunOp({Rrc(), RandomImages({{3, 4, 4}}, DType::kUInt8, "CHW")}, Device::kCpu);
     FAIL() << "no error";
   } catch (const std::exception& e) {
-    EXPECT_THAT(e.what(), HasSubstr("op \"random_resized_crop\" (rrc): input 0: expected layout HWC, got CHW"));
+    EXPECT_THAT(e.what(), HasSubstr("op \"random_resized_crop\" (rrc): input 0: expected layout HWC or FHWC, got CHW"));
+  }
+  try {
+    RunOp({Rrc(), RandomImages({{2, 3, 4, 3}}, DType::kUInt8, "FCHW")}, Device::kCpu);
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op \"random_resized_crop\" (rrc): input 0: expected layout HWC or FHWC, got FCHW "
+                                    "(a sequence is FHWC: frames first)"));
+  }
+}
+
+// One window per clip: the sample's draw (Philox of seed, node, iteration, sample; the frame's
+// height and width), and every frame of the clip is that window cut out and resized.
+TEST(RandomResizedCropCpu, ClipFramesShareTheClipsWindow) {
+  const TensorListCPU clips = RandomClips({4, 1, 3}, {{120, 90, 3}, {40, 200, 3}, {64, 64, 1}}, DType::kUInt8);
+  OpHarness h(Rrc(), Device::kCpu, clips.num_samples());
+  h.SetInput(0, clips);
+  h.set_seed(99);
+  h.set_iteration(5);
+  h.Run();
+  const TensorListCPU out = h.OutputToHost(0);
+  EXPECT_EQ(out.layout(), Layout("FHWC"));
+  const ops::RandomCropParams params;
+  const OpSpec resize = OpSpec("resize", "r").AddInput("x").AddOutput("y").SetArg("size", std::vector<double>{24, 20});
+  for (int i = 0; i < clips.num_samples(); ++i) {
+    const Shape frame = FrameShape(clips.shape(i));
+    ASSERT_EQ(out.shape(i), (Shape{clips.shape(i)[0], 24, 20, frame[2]}));
+    Philox rng(99, h.workspace().node_id(), 5, static_cast<uint32_t>(i));
+    const ops::CropWindow w = ops::DrawRandomCropWindow(rng, frame[0], frame[1], params);
+    const size_t frame_bytes = size_t{24} * 20 * static_cast<size_t>(frame[2]);
+    for (int64_t j = 0; j < clips.shape(i)[0]; ++j) {
+      const TensorListCPU want = RunOp({resize, Cut(FrameBatch(clips, j, "HWC"), i, w)}, Device::kCpu);
+      EXPECT_EQ(std::memcmp(static_cast<const uint8_t*>(out.raw_sample(i)) + j * frame_bytes, want.raw_sample(0),
+                            frame_bytes),
+                0)
+          << "clip " << i << " frame " << j << " seed " << RngSeed();
+    }
+  }
+}
+
+// Mixed frame counts (0 and 1 included) and sizes, several iterations: a clip equals its frames
+// run one by one as images with the clip's sample index (so with the clip's window).
+TEST(RandomResizedCropCpu, ClipsEqualTheirFramesCroppedOneByOne) {
+  for (const char* interp : {"linear", "cubic"}) {
+    for (int64_t it = 0; it < 3; ++it) {
+      const TensorListCPU clips = MixedClips(DType::kUInt8, 3);
+      const OpSpec spec = Rrc().SetArg("interp_type", interp);
+      const auto frames = [&](const TensorListCPU& b) { return RunWith(spec, Device::kCpu, b, {}, it); };
+      EXPECT_EQ(CompareWithFrameByFrame(RunWith(spec, Device::kCpu, clips, {}, it), clips, frames), "")
+          << interp << " iteration " << it << " seed " << RngSeed();
+    }
+  }
+}
+
+TEST(RandomResizedCropGpu, ClipsEqualCpu) {
+  CONVEYOR_REQUIRE_GPU();
+  for (const char* interp : {"nearest", "linear", "cubic"}) {
+    for (DType t : {DType::kUInt8, DType::kFloat32}) {
+      for (int64_t it = 0; it < 2; ++it) {
+        const TensorListCPU clips = RandomClips({3, 1, 6, 0, 2}, RandomFrameShapes(5, 1, 300, 3), t);
+        const OpSpec spec = Rrc().SetArg("size", std::vector<double>{56, 72}).SetArg("interp_type", interp);
+        EXPECT_EQ(CompareExact(RunWith(spec, Device::kGpu, clips, {}, it), RunWith(spec, Device::kCpu, clips, {}, it)), "")
+            << interp << " " << DTypeName(t) << " iteration " << it << " seed " << RngSeed();
+      }
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <initializer_list>
 
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -132,6 +133,36 @@ TEST(ResizeGpu, EqualsCpuOnTheBenchmarkShapeWithAZeroSizedSample) {
   const TensorListCPU in = RandomImages({{375, 500, 3}, {0, 500, 3}, {500, 375, 3}}, DType::kUInt8);
   ExpectGpuEqualsCpu(Resize().SetArg("size", std::vector<double>{224, 224}), in);
   ExpectGpuEqualsCpu(Resize().SetArg("size", std::vector<double>{224, 224}).SetArg("antialias", false), in);
+}
+
+// FHWC clips (each clip's frames share its size; tiles of all frames in one index space): bit for
+// bit the CPU for each kernel path — the two-tap kernel's staged uint8 RGB path and its direct
+// and generic-channel paths, the tiled kernel's exact-taps, unrolled and chunked paths — with
+// mixed frame counts (0 and 1 included), per-sample sizes and one frame past the image's last byte
+// (its staged vectors clipped to the frame, not the clip).
+TEST(ResizeGpu, ClipsEqualCpuOnEveryKernelPath) {
+  CONVEYOR_REQUIRE_GPU();
+  struct Case {
+    const char* interp;
+    bool antialias;
+    int channels;
+    int max_hw;
+  };
+  for (const Case& c : {Case{"linear", false, 3, 300}, Case{"nearest", false, 3, 200}, Case{"linear", false, 1, 120},
+                        Case{"linear", true, 3, 300}, Case{"cubic", true, 3, 200}, Case{"cubic", true, 4, 120}}) {
+    SCOPED_TRACE(std::string(c.interp) + (c.antialias ? " antialias " : " ") + std::to_string(c.channels) + " channels");
+    const TensorListCPU clips =
+        RandomClips({3, 1, 5, 0, 2, 4}, RandomFrameShapes(6, 8, c.max_hw, c.channels), DType::kUInt8);
+    std::vector<std::vector<float>> sizes;
+    for (int i = 0; i < clips.num_samples(); ++i) {
+      sizes.push_back({float(RandomVector<int>(1, 1, 160)[0]), float(RandomVector<int>(1, 1, 160)[0])});
+    }
+    ExpectGpuEqualsCpu(Resize().SetArgInput("size", "s").SetArg("interp_type", c.interp).SetArg("antialias", c.antialias),
+                       clips, {{"size", ArgValues(sizes)}});
+  }
+  // Large downscales (row chunks, more taps than cached) and float32 in and out.
+  const TensorListCPU big = RandomClips({2, 3}, {{900, 40, 3}, {37, 700, 3}}, DType::kFloat32);
+  ExpectGpuEqualsCpu(Resize().SetArg("size", std::vector<double>{16, 8}).SetArg("interp_type", "cubic"), big);
 }
 
 // A second run with smaller images in the same harness reuses the descriptors and the output

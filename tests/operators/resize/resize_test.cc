@@ -1,6 +1,6 @@
 // resize on the CPU: hand-computed images, an independent double-precision evaluation of the
-// sampling formula, output sizes, per-sample sizes, every argument error; plus the conformance
-// suite (CPU and GPU cases).
+// sampling formula, output sizes, per-sample sizes, every argument error; FHWC clips equal their
+// frames resized one by one to the clip's size; plus the conformance suite (CPU and GPU cases).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "tests/conformance/conformance.h"
+#include "tests/operators/image_common/clip_testing.h"
 #include "tests/operators/resize/image_test_util.h"
 
 namespace conveyor::testing {
@@ -256,16 +257,53 @@ TEST(ResizeCpu, PerSampleNegativeSizeNamesTheSample) {
   }
 }
 
+// ---- clips (FHWC) ----
+
+// Mixed frame counts (0 and 1 included) and sizes, per-sample output sizes (up and down), every
+// filter: each frame is resized to its clip's size as the frame alone would be; the output is FHWC.
+TEST(ResizeCpu, ClipsEqualTheirFramesResizedOneByOne) {
+  for (const char* interp : {"nearest", "linear", "cubic"}) {
+    for (DType t : {DType::kUInt8, DType::kFloat32}) {
+      const TensorListCPU clips = MixedClips(t, 3);
+      std::vector<std::vector<float>> sizes;
+      for (int i = 0; i < clips.num_samples(); ++i) {
+        sizes.push_back({float(RandomVector<int>(1, 1, 60)[0]), float(RandomVector<int>(1, 1, 60)[0])});
+      }
+      const std::vector<std::pair<std::string, TensorListCPU>> args = {{"size", ArgValues(sizes)}};
+      const OpSpec spec = Resize().SetArgInput("size", "s").SetArg("interp_type", interp);
+      const auto frames = [&](const TensorListCPU& b) { return RunWith(spec, Device::kCpu, b, args); };
+      EXPECT_EQ(CompareWithFrameByFrame(RunWith(spec, Device::kCpu, clips, args), clips, frames), "")
+          << interp << " " << DTypeName(t) << " seed " << RngSeed();
+    }
+  }
+}
+
+// Sizes derived from the frame (resize_shorter) are the frame's, and a clip of empty frames gives
+// (F, 0, 0, C).
+TEST(ResizeCpu, ClipSizesComeFromTheFrames) {
+  const TensorListCPU clips = RandomClips({4, 2, 3}, {{20, 40, 3}, {0, 7, 3}, {9, 3, 1}}, DType::kUInt8);
+  const TensorListCPU out = RunOp({Resize().SetArg("resize_shorter", 10.0), clips}, Device::kCpu);
+  EXPECT_EQ(out.layout(), Layout("FHWC"));
+  EXPECT_EQ(out.shape(0), (Shape{4, 10, 20, 3}));
+  EXPECT_EQ(out.shape(1), (Shape{2, 0, 0, 3}));
+  EXPECT_EQ(out.shape(2), (Shape{3, 30, 10, 1}));
+}
+
 TEST(ResizeCpu, InputErrorsSayWhatArrived) {
   const OpSpec spec = Resize().SetArg("size", std::vector<double>{2, 2});
   EXPECT_THAT(ErrorOf(spec, RandomImages({{3, 4, 4}}, DType::kUInt8, "CHW")),
-              HasSubstr("op \"resize\" (r): input 0: expected layout HWC, got CHW"));
+              HasSubstr("op \"resize\" (r): input 0: expected layout HWC or FHWC, got CHW"));
+  EXPECT_THAT(ErrorOf(spec, RandomImages({{2, 3, 4, 3}}, DType::kUInt8, "NHWC")),
+              HasSubstr("op \"resize\" (r): input 0: expected layout HWC or FHWC, got NHWC (a sequence is FHWC: "
+                        "frames first)"));
+  EXPECT_THAT(ErrorOf(spec, RandomClips({2, 3}, {{3, 4, 3}, {3, 3, 9}}, DType::kUInt8)),
+              HasSubstr("op \"resize\" (r): input 0: sample 1: expected at most 8 channels, got 9 (shape (3, 3, 3, 9))"));
   EXPECT_THAT(ErrorOf(spec, RandomImages({{3, 4, 3}}, DType::kInt32)),
               HasSubstr("op \"resize\" (r): input 0: expected dtype uint8 or float32, got int32"));
   EXPECT_THAT(ErrorOf(spec, RandomImages({{3, 4, 3}, {2, 2, 9}}, DType::kUInt8)),
               HasSubstr("op \"resize\" (r): input 0: sample 1: expected at most 8 channels, got 9 (shape (2, 2, 9))"));
   EXPECT_THAT(ErrorOf(spec, RandomImages({{3, 4}}, DType::kUInt8, "HW")),
-              HasSubstr("expected layout HWC, got HW"));
+              HasSubstr("expected layout HWC or FHWC, got HW"));
 }
 
 }  // namespace
