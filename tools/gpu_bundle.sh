@@ -33,6 +33,10 @@ for target in $($BAZEL query "kind(\"cc_test\", $TARGETS)" 2>/dev/null | grep -E
   echo "$name conveyor/$rel" >> "$BUNDLE/tests/index"
   libs+=("$bin/$rel")
 done
+# The video plugin (libconveyor_video.so, beside the CLI in the runfiles of the tests that run it):
+# its FFmpeg libraries (libavformat59, libavcodec59, libavutil57, libswscale6 and their closure)
+# go into lib/ too, which run.sh puts on LD_LIBRARY_PATH, where the plugin's dlopen finds them.
+while IFS= read -r plugin; do libs+=("$plugin"); done < <(find "$BUNDLE/tests" -name libconveyor_video.so)
 # The binaries with GPU tests (tag gpu), for run.sh --gpu-only (the sanitizer sweeps).
 for target in $($BAZEL query "attr(tags, \"gpu\", kind(\"cc_test\", $TARGETS))" 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
@@ -45,7 +49,7 @@ for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))'
   strip --strip-debug "$BUNDLE/bench/$(basename "$rel")"
   libs+=("$bin/$rel")
 done
-for extra in core/capi/libconveyor_c.so tools/conveyor cli/conveyor tools/conveyor_smoke tools/make_test_images tools/make_sample_data/make_sample_data tools/soak/conveyor_soak; do
+for extra in core/capi/libconveyor_c.so tools/conveyor cli/conveyor cli/libconveyor_video.so tools/conveyor_smoke tools/make_test_images tools/make_sample_data/make_sample_data tools/soak/conveyor_soak; do
   if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
 done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi

@@ -3,8 +3,8 @@
 #   1. installs the Debian packages the build needs (tools/setup.sh; skips what is present),
 #   2. builds the conveyor CLI, the sample-data generator and the example plugin,
 #   3. generates the sample dataset at first use (data/: 260 JPEGs in 10 classes, a file list,
-#      .npy arrays, the JPEGs again as TFRecord files and as tar shards; tools/make_sample_data,
-#      about 5 s; again when an older generator's set lacks the tar shards),
+#      .npy arrays, the JPEGs again as TFRecord files and as tar shards, COCO scenes, small video
+#      clips; tools/make_sample_data, about 5 s; again when an older generator's set lacks a part),
 #   4. runs the training pipeline (pipelines/image_classification_train.yaml) for $EPOCHS epochs
 #      (default 5) on the GPU when there is one, else on the CPU, printing the progress and summary,
 #   5. writes data/preview.png: one augmented batch beside the decoded images it came from.
@@ -22,7 +22,8 @@ quiet=(--ui_event_filters=-info)
 $BAZEL build "${quiet[@]}" //cli:conveyor //tools/make_sample_data //tests/plugins:libexample_scale.so
 bin=$($BAZEL info bazel-bin 2>/dev/null)
 
-if [ ! -f data/samples/.complete ] || [ ! -f data/webdataset/train-00003-of-00004.tar.idx ] || [ ! -f data/coco/annotations.json ]; then
+if [ ! -f data/samples/.complete ] || [ ! -f data/webdataset/train-00003-of-00004.tar.idx ] || [ ! -f data/coco/annotations.json ] \
+   || [ ! -f data/videos/class_2/clip_1.mp4 ]; then
   "$bin/tools/make_sample_data/make_sample_data" data
 fi
 

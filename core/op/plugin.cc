@@ -4,14 +4,18 @@
 #include <elf.h>
 #include <sys/stat.h>
 
-#include <algorithm>
-#include <cstring>
-#include <fstream>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 
 #include "core/error.h"
+#include "core/op/spec.h"
 
 namespace conveyor {
 
@@ -150,6 +154,102 @@ PluginInfo LoadPlugin(const std::string& path, OpRegistry& registry) {
   library.handle = nullptr;  // registered factories point into it: keep it loaded for good
   loaded[key] = info;
   return info;
+}
+
+// ---- On-demand plugins ----
+
+const std::vector<OnDemandPlugin>& OnDemandPlugins() {
+  static const std::vector<OnDemandPlugin> plugins = {
+      {"libconveyor_video.so",
+       {"readers.video", "decoders.video"},
+       "FFmpeg's libraries libavformat.so.59, libavcodec.so.59, libavutil.so.57 and libswscale.so.6 (Debian 12 / "
+       "Ubuntu: apt-get install libavformat59 libavcodec59 libswscale6)"},
+  };
+  return plugins;
+}
+
+namespace {
+
+std::string FolderOf(const std::string& file) {
+  return std::filesystem::path(file).parent_path().string();
+}
+
+std::string Canonical(const std::string& path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) ? std::string(resolved) : path;
+}
+
+}  // namespace
+
+std::vector<PluginFolder> PluginSearchFolders() {
+  std::vector<PluginFolder> folders;
+  auto add = [&](const std::string& path, const std::string& why) {
+    if (path.empty()) return;
+    for (const PluginFolder& f : folders) {
+      if (f.path == path) return;
+    }
+    folders.push_back({path, why});
+  };
+  if (const char* list = std::getenv("CONVEYOR_PLUGIN_PATH")) {
+    const std::string_view all(list);
+    for (size_t begin = 0; begin <= all.size();) {
+      const size_t end = std::min(all.find(':', begin), all.size());
+      add(std::string(all.substr(begin, end - begin)), "CONVEYOR_PLUGIN_PATH");
+      begin = end + 1;
+    }
+  }
+  const std::string exe = Canonical("/proc/self/exe");
+  add(FolderOf(exe), "the folder of the executable");
+  // The object this function is linked into: the executable, or libconveyor_c.so.
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&PluginSearchFolders), &info) != 0 && info.dli_fname != nullptr) {
+    const std::string core = Canonical(info.dli_fname);
+    if (core != exe) add(FolderOf(core), "the folder of " + std::filesystem::path(core).filename().string());
+  }
+  return folders;
+}
+
+const OpRegistry::Entry* FindOrLoadOperator(std::string_view op, OpRegistry& registry,
+                                            const OnDemandOptions& options) {
+  if (const OpRegistry::Entry* entry = registry.Find(op)) return entry;
+  const std::vector<OnDemandPlugin>& plugins = options.plugins ? *options.plugins : OnDemandPlugins();
+  const auto provider = std::find_if(plugins.begin(), plugins.end(), [&](const OnDemandPlugin& p) {
+    return std::find(p.operators.begin(), p.operators.end(), op) != p.operators.end();
+  });
+  if (provider == plugins.end()) return nullptr;
+  const std::vector<PluginFolder> folders = options.folders ? *options.folders : PluginSearchFolders();
+
+  std::string tried;
+  for (const PluginFolder& folder : folders) {
+    const std::string path = (std::filesystem::path(folder.path) / provider->file).string();
+    tried += (tried.empty() ? "" : "; ") + folder.path + " (" + folder.why + "): ";
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      tried += "no " + provider->file;
+      continue;
+    }
+    try {
+      LoadPlugin(path, registry);
+    } catch (const PluginError& e) {
+      tried += e.what();
+      continue;
+    }
+    if (const OpRegistry::Entry* entry = registry.Find(op)) return entry;
+    tried += "loaded, but it did not register \"" + std::string(op) + "\"";
+  }
+  throw PluginError("operator \"" + std::string(op) + "\" comes in the plugin " + provider->file +
+                    ", which could not be loaded. Tried: " + (tried.empty() ? "no folder" : tried) + ". " +
+                    provider->file + " needs " + provider->needs + "; put it in one of these folders, or name its "
+                    "folder in CONVEYOR_PLUGIN_PATH (folders separated by colons)");
+}
+
+const OpRegistry::Entry* FindOrLoadOperator(const OpSpec& node, OpRegistry& registry, const OnDemandOptions& options) {
+  try {
+    return FindOrLoadOperator(node.op(), registry, options);
+  } catch (const PluginError& e) {
+    // SpecError positions the text (file:line:col: op "x" (name): ...); the type stays PluginError.
+    throw PluginError(SpecError(node, "op", e.what()).what());
+  }
 }
 
 }  // namespace conveyor

@@ -155,6 +155,9 @@ Graph Graph::Build(const PipelineSpec& written, const GraphOptions& options) {
       throw PluginError(PipelineError(spec, "plugins." + std::to_string(i), e.what()));
     }
   }
+  // Operators of on-demand plugins (readers.video): their plugin loads now (an unknown name is
+  // reported with the nodes below).
+  for (const OpSpec& op : spec.ops) FindOrLoadOperator(op, registry);
 
   const bool has_gpu = options.has_gpu.value_or(cuda::HasCudaDevice());
   switch (spec.device) {

@@ -289,7 +289,8 @@ OpSpec Parser::ParseOp(const YAML::Node& node, size_t index) const {
     spec.set_name(spec.op() + "_" + std::to_string(index));
   }
   CheckKeys(node, kOpKeys, "key in op entry");
-  const OpRegistry::Entry* entry = OpRegistry::Global().Find(spec.op());
+  // An operator of an on-demand plugin (readers.video) loads its plugin here.
+  const OpRegistry::Entry* entry = FindOrLoadOperator(spec);
   if (entry == nullptr) {
     throw SpecError(spec, "op", "unknown operator \"" + spec.op() + "\"" + OpRegistry::Global().Suggest(spec.op()));
   }

@@ -20,13 +20,14 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/op/registry.h"
+#include "core/op/operator.h"
 #include "operators/readers/io/memory_source.h"
 #include "operators/video/clip_index.h"
 #include "operators/video/cpu_decoder.h"
 #include "operators/video/demux.h"
 #include "operators/video/decode_args.h"
 #include "operators/video/video_limits.h"
+#include "operators/video/video_ops.h"
 
 namespace conveyor::ops::video {
 namespace {
@@ -57,8 +58,6 @@ OpSchema MakeSchema() {
         .Min(1);
   return AddDecodeArgs(schema, {"sample", "it", "samples"}).Backends({Device::kCpu});
 }
-
-const OpSchema kVideoDecoderSchema = MakeSchema();
 
 class VideoDecoderOp final : public Operator {
  public:
@@ -183,7 +182,12 @@ class VideoDecoderOp final : public Operator {
   std::vector<Sample> samples_;  // the current batch's, from Setup to RunCpu
 };
 
-const OperatorRegistration<VideoDecoderOp> kRegistration(kVideoDecoderSchema);
-
 }  // namespace
+
+const OpSchema& VideoDecoderSchema() {
+  static const OpSchema schema = MakeSchema();
+  return schema;
+}
+
+std::unique_ptr<Operator> MakeVideoDecoder(const OpSpec& spec) { return std::make_unique<VideoDecoderOp>(spec); }
 }  // namespace conveyor::ops::video

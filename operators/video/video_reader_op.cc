@@ -1,6 +1,7 @@
-// readers.video's schema and registration; the operator is video_reader.h.
-#include "core/op/registry.h"
+// readers.video's schema and factory (registered by video_registration.cc or the plugin,
+// video_plugin.cc); the operator is video_reader.h.
 #include "operators/video/decode_args.h"
+#include "operators/video/video_ops.h"
 #include "operators/video/video_reader.h"
 
 namespace conveyor::ops::video {
@@ -75,8 +76,6 @@ const OpSchema& VideoReaderSchema() {
   return schema;
 }
 
-namespace {
-const OperatorRegistration<VideoReaderOp> kRegistration(VideoReaderSchema());
-}  // namespace
+std::unique_ptr<Operator> MakeVideoReader(const OpSpec& spec) { return std::make_unique<VideoReaderOp>(spec); }
 
 }  // namespace conveyor::ops::video

@@ -95,6 +95,26 @@ TEST(ShippedPipelinesGpu, EvalMatchesTheCpuWithinTheDecoderDifference) {
   EXPECT_LT(sum / static_cast<double>(values), 0.15);
 }
 
+// recipe_train draws its erasing coins and rectangles on the CPU, keyed by seed, node and sample,
+// so the GPU run (captured) erases the same rectangles of the same samples as the CPU run.
+TEST(ShippedPipelinesGpu, RecipeTrainErasesTheCpusRectangles) {
+  CONVEYOR_REQUIRE_GPU();
+  SampleData();
+  const std::string dir = MakeTempDir("gpu_vs_cpu_recipe");
+  for (const char* device : {"cpu", "gpu"}) {
+    const CliResult r = RunPipeline("pipelines/recipe_train.yaml", device, 3, {"--save-outputs", dir + "/" + device});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  int erased = 0;
+  for (const char* it : {"000000", "000001", "000002"}) {
+    EXPECT_EQ(ReadText(dir + "/gpu/labels_" + it + ".npy"), ReadText(dir + "/cpu/labels_" + it + ".npy")) << it;
+    const std::vector<ZeroRegion> cpu = ZeroRegions(dir + "/cpu/images_out_" + it + ".npy");
+    EXPECT_EQ(ZeroRegions(dir + "/gpu/images_out_" + it + ".npy"), cpu) << "iteration " << it;
+    for (const ZeroRegion& z : cpu) erased += z.fraction > 0;
+  }
+  EXPECT_GT(erased, 0) << "24 samples at p = 0.25 erase none with probability 0.1%";
+}
+
 TEST(ShippedPipelinesGpu, TrainPreviewOnTheGpu) {
   CONVEYOR_REQUIRE_GPU();
   SampleData();

@@ -200,6 +200,32 @@ TEST(ShippedPipelines, TrainSkipsABrokenFileAndNamesItInTheSummary) {
   EXPECT_THAT(stop.err, HasSubstr("0000_truncated.jpg"));
 }
 
+// recipe_train's random erasing (probability 0.25): about a quarter of the samples carry one
+// rectangle of zeros (the mean colour after normalization) covering 2% to 1/3 of the image (sides
+// rounded to pixels); the others none.
+TEST(ShippedPipelines, RecipeTrainErasesOneRectangleInAQuarterOfTheSamples) {
+  SampleData();
+  const std::string dir = MakeTempDir("recipe_train");
+  const CliResult r = RunConveyor({"run", "pipelines/recipe_train.yaml", "--device", "cpu", "--batch-size", "64",
+                                   "--iterations", "2", "--no-progress", "--save-outputs", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  int erased = 0, samples = 0;
+  for (const char* it : {"000000", "000001"}) {
+    for (const ZeroRegion& z : ZeroRegions(dir + "/images_out_" + it + ".npy")) {
+      ++samples;
+      if (z.fraction == 0) continue;
+      ++erased;
+      EXPECT_TRUE(z.rectangle) << "iteration " << it << " sample " << samples - 1;
+      EXPECT_GE(z.fraction, 0.015) << "iteration " << it << " sample " << samples - 1;
+      EXPECT_LE(z.fraction, 0.345) << "iteration " << it << " sample " << samples - 1;
+    }
+  }
+  ASSERT_EQ(samples, 128);
+  // Binomial(128, 0.25): 32 +- 4.9; these bounds are 3.7 sigma out.
+  EXPECT_GE(erased, 14);
+  EXPECT_LE(erased, 50);
+}
+
 TEST(ShippedPipelines, ExternalSourceNeedsAFeed) {
   const CliResult r = RunConveyor({"run", "pipelines/external_source.yaml", "--device", "cpu"});
   EXPECT_EQ(r.status, 1);

@@ -4,14 +4,16 @@
 //
 // | variable             | set to                               | read by                          |
 // |----------------------|--------------------------------------|----------------------------------|
-// | CONVEYOR_DATA        | <data>/samples (10 class folders)    | image_classification_{train,eval} |
+// | CONVEYOR_DATA        | <data>/samples (10 class folders)    | image_classification_{train,eval}, recipe_train |
 // | CONVEYOR_NPY_DATA    | <data>/samples_npy (16 .npy files)   | numpy_features, plugin_example   |
 // | CONVEYOR_TFRECORD_DATA | <data>/tfrecord (4 files + indexes) | tfrecord_train                   |
 // | CONVEYOR_WEBDATASET_DATA | <data>/webdataset (4 tar shards + indexes) | webdataset_train       |
 // | CONVEYOR_COCO_DATA   | <data>/coco (images/, annotations.json) | detection_train, segmentation_train |
+// | CONVEYOR_VIDEO_DATA  | <data>/videos (3 class folders of clips) | video_train                    |
 // | CONVEYOR_PLUGIN_DIR  | tests/plugins in the runfiles        | plugin_example                   |
 #pragma once
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -35,5 +37,18 @@ std::vector<std::string> PipelineFiles();
 
 // "CUDA graphs     N captures, M replays" → {N, M}; {-1, -1} when the line is missing.
 std::pair<long, long> CapturesAndReplays(const std::string& summary);
+
+// Per sample of a saved float16 NCHW batch (an .npy file written by --save-outputs): the pixels
+// whose every channel is exactly 0 — what recipe_train's random erasing writes, and what its
+// normalization of uint8 values never gives (the means are not integers).
+struct ZeroRegion {
+  double fraction = 0;     // of the sample's pixels
+  bool rectangle = false;  // they are exactly the pixels of their bounding box (true when none)
+  friend bool operator==(const ZeroRegion&, const ZeroRegion&) = default;
+  friend std::ostream& operator<<(std::ostream& os, const ZeroRegion& z) {
+    return os << "{" << z.fraction << (z.rectangle ? ", rectangle}" : ", not a rectangle}");
+  }
+};
+std::vector<ZeroRegion> ZeroRegions(const std::string& npy_file);
 
 }  // namespace conveyor::cli_test

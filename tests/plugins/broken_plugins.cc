@@ -26,4 +26,8 @@ extern "C" uint32_t conveyor_plugin_abi_version() { return CONVEYOR_PLUGIN_ABI_V
 extern "C" void conveyor_plugin_register(PluginRegistrar*) {}
 #elif BROKEN_KIND == 4  // the ABI symbol but no register function
 extern "C" uint32_t conveyor_plugin_abi_version() { return CONVEYOR_PLUGIN_ABI_VERSION; }
+#elif BROKEN_KIND == 5  // needs a symbol no host provides (as a plugin whose library is missing)
+extern "C" uint32_t conveyor_test_symbol_no_host_has();
+extern "C" uint32_t conveyor_plugin_abi_version() { return conveyor_test_symbol_no_host_has(); }
+extern "C" void conveyor_plugin_register(PluginRegistrar*) {}
 #endif

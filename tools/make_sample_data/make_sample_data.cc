@@ -24,6 +24,9 @@
 // |                                   | pipelines/detection_train.yaml): images, annotations (bbox |
 // |                                   | xywh in pixels, category_id, area = painted pixels,        |
 // |                                   | iscrowd 0, segmentation polygon), categories               |
+// | OUTDIR/videos/class_K/clip_J.mp4  | 3 classes x 2 small H.264 clips (64 x 48, 40 frames) whose |
+// |                                   | frames carry their numbers (sample_videos.h;               |
+// |                                   | pipelines/video_train.yaml)                                |
 // | OUTDIR/samples/.complete          | written last: the set is whole (tools/quickstart.sh)       |
 //
 // Content: tools/testimages' MakePhotoLike (gradients, waves, shapes, two-scale texture, grain)
@@ -52,6 +55,7 @@
 
 #include "operators/readers/tfrecord/tfrecord_writer.h"
 #include "operators/readers/webdataset/webdataset_writer.h"
+#include "tools/make_sample_data/sample_videos.h"
 #include "tools/testimages/test_images.h"
 
 namespace {
@@ -428,12 +432,15 @@ int main(int argc, char** argv) {
     WriteTfRecords(dir, total);
     WriteWebDataset(dir, total);
     const int coco_boxes = WriteCoco(dir, coco_images, threads);
+    const long video_bytes = conveyor::sampledata::WriteSampleVideos(dir);
     conveyor::testimages::WriteFile(dir + "/samples/.complete", {});
     std::printf("sample data in %s: %d JPEGs in %d classes (samples/, %.1f MB), file_list.txt (%d files), "
                 "%d .npy files (samples_npy/), %d TFRecord files (tfrecord/), %d tar shards (webdataset/), "
-                "%d detection scenes with %d boxes (coco/)\n",
+                "%d detection scenes with %d boxes (coco/), %d video clips in %d classes (videos/, %.0f KB)\n",
                 dir.c_str(), total, kClasses, static_cast<double>(bytes.load()) / 1e6, kClasses * kListPerClass,
-                kHistograms, kTfRecordFiles, kWebDatasetShards, coco_images, coco_boxes);
+                kHistograms, kTfRecordFiles, kWebDatasetShards, coco_images, coco_boxes,
+                conveyor::sampledata::kVideoClasses * conveyor::sampledata::kVideosPerClass,
+                conveyor::sampledata::kVideoClasses, static_cast<double>(video_bytes) / 1e3);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "make_sample_data: %s\n", e.what());
     return 1;
