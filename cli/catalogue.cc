@@ -16,10 +16,14 @@ std::string Number(double v) {
   return buf;
 }
 
-// " (one per entry of features)" after an output that repeats per list entry; `quote` wraps the name.
+// " (one per entry of features)" after an output that repeats per list entry, " (num_outputs of
+// them)" after one an int argument counts; `quote` wraps the name.
 std::string PerEntry(const OpSchema& schema, const std::string& quote) {
   const std::string& list = schema.output_per_entry_of();
-  return list.empty() ? "" : " (one per entry of " + quote + list + quote + ")";
+  if (list.empty()) return "";
+  const ArgSchema* arg = schema.FindArg(list);
+  if (arg != nullptr && arg->type == ArgType::kInt) return " (" + quote + list + quote + " of them)";
+  return " (one per entry of " + quote + list + quote + ")";
 }
 
 // " (repeats: 1 to 64 inputs in all)" after the input a schema repeats.

@@ -92,6 +92,7 @@ int RunCommand(const PipelineCommand& cmd, const RunOptions& options, std::ostre
   }
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const GraphNode& node : session.pipeline().graph().nodes()) {
+    if (node.op() == "python_function") m.function_nodes.push_back(node.name());
     if (node.op().rfind("decoders.", 0) != 0) continue;
     (node.device == Device::kGpu ? m.gpu_decoders : m.cpu_decoders).push_back(node.name());
   }

@@ -77,6 +77,12 @@ std::string FormatDecoders(const RunMeasurements& m) {
   return s.str();
 }
 
+std::string FormatFunctions(const RunMeasurements& m) {
+  if (m.function_nodes.empty()) return "";
+  return "  functions       " + Join(m.function_nodes, ", ") +
+         " (python_function): user code on the CPU stage, one call at a time per node, not capturable\n";
+}
+
 std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
   char buf[512];
   std::ostringstream s;
@@ -109,6 +115,7 @@ std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c) {
   }
   s << "\n";
   s << FormatDecoders(m);
+  s << FormatFunctions(m);
   s << FormatSkipped(c);
   for (size_t i = 0; i < m.outputs.size(); ++i) s << (i ? "                  " : "  outputs         ") << m.outputs[i] << "\n";
   return s.str();

@@ -8,9 +8,11 @@
 //     staged copies   0 on the copy stream, 0 in captured graphs
 //     peak memory     host 1.2 MB, pinned 0 B, device 0 B, managed 0 B
 //     decoders        decode (gpu, nvJPEG): 512 images: hardware engines 300 (58.6%), CUDA ...
+//     functions       augment (python_function): user code on the CPU stage, one call at a time ...
 //     outputs         quantized: int32 (16, 4, 4) ...; flips: ...
 // The decoders line appears when the pipeline has decoders.* nodes: on the CPU it names the
 // libraries; on the GPU it splits the images between nvJPEG's paths (ProcessGpuDecoderCounters).
+// A "functions" line names the python_function nodes (user code: CPU stage, not capturable).
 // With on_error: skip, a "skipped" line counts the samples dropped and lists their files (node,
 // path, reason; the first kMaxSkippedListed) from ExecutorCounters::skipped_files.
 #pragma once
@@ -38,6 +40,7 @@ struct RunMeasurements {
   // decoders.* nodes by where they ran, and the process's GPU decoder counters.
   std::vector<std::string> cpu_decoders, gpu_decoders;
   ops::GpuDecoderCounters gpu_decode;
+  std::vector<std::string> function_nodes;  // python_function nodes: user code on the CPU stage
 };
 
 std::string FormatSummary(const RunMeasurements& m, const ExecutorCounters& c);
@@ -48,6 +51,9 @@ std::string FormatSkipped(const ExecutorCounters& c);
 
 // The decoders line(s) alone ("" without decoder nodes).
 std::string FormatDecoders(const RunMeasurements& m);
+
+// The python_function line ("" without such nodes): user code, on the CPU stage, never captured.
+std::string FormatFunctions(const RunMeasurements& m);
 
 // "512 B", "1.5 KB", "3.2 MB", "1.1 GB" (decimal units).
 std::string FormatBytes(double bytes);

@@ -15,6 +15,7 @@
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "core/interop/any_tensor.h"
+#include "core/tensor/shape.h"
 
 struct conveyor_tensor_s {
   conveyor::interop::AnyTensor tensor;
@@ -67,6 +68,22 @@ template <typename T>
 T* Require(T* p, const char* name) {
   if (p == nullptr) throw InvalidArgument(std::string(name) + ": expected a non-NULL pointer, got NULL");
   return p;
+}
+
+// An array description's dims, checked: ndim 0 to CONVEYOR_MAX_DIMS, a known dtype, extents >= 0
+// (InvalidArgument naming what arrived otherwise).
+inline Shape CheckedDims(int32_t ndim, int32_t dtype, const int64_t* shape) {
+  if (ndim < 0 || ndim > CONVEYOR_MAX_DIMS) {
+    throw InvalidArgument("ndim: expected 0 to 8, got " + std::to_string(ndim));
+  }
+  if (conveyor_dtype_name(static_cast<conveyor_dtype_t>(dtype)) == nullptr) {
+    throw InvalidArgument("dtype: expected a conveyor_dtype_t (0 to 10), got " + std::to_string(dtype));
+  }
+  const Shape dims = ndim > 0 ? Shape(Require(shape, "shape"), shape + ndim) : Shape();
+  for (int64_t d : dims) {
+    if (d < 0) throw InvalidArgument("shape: expected extents >= 0, got " + dims.ToString());
+  }
+  return dims;
 }
 
 // A new handle owning `tensor` (also drops deferred releases whose GPU work finished).

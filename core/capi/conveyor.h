@@ -2,8 +2,8 @@
  * ctypes Python bridge (python/conveyor). Built as libconveyor_c.so, which needs nothing from
  * Python.
  *
- * Pipelines (create from YAML, feed, run, outputs) are declared in conveyor_pipeline.h, which this
- * header includes.
+ * Pipelines (create from YAML, feed, run, outputs) are declared in conveyor_pipeline.h, and user
+ * functions (python_function nodes) in conveyor_function.h; this header includes both.
  *
  * Conventions (the pipeline functions follow them too):
  * - ABI: conveyor_abi_version() returns CONVEYOR_ABI_VERSION of the library that was built; a
@@ -211,7 +211,9 @@ CONVEYOR_API conveyor_status_t conveyor_scale_add(conveyor_tensor_t out, conveyo
 } /* extern "C" */
 #endif
 
-/* The pipeline API (it includes this header first, so either may be included on its own). */
+/* The pipeline API and user functions (each includes this header first, so any may be included on
+ * its own). */
 #include "core/capi/conveyor_pipeline.h"
+#include "core/capi/conveyor_function.h"
 
 #endif /* CONVEYOR_CAPI_CONVEYOR_H_ */

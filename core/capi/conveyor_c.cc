@@ -261,16 +261,7 @@ conveyor_status_t conveyor_tensor_empty(int32_t ndim, const int64_t* shape, conv
                                         conveyor_tensor_t* out) {
   return Guard(__func__, [&] {
     Require(out, "out");
-    if (ndim < 0 || ndim > CONVEYOR_MAX_DIMS) {
-      throw InvalidArgument("ndim: expected 0 to 8, got " + std::to_string(ndim));
-    }
-    if (conveyor_dtype_name(dtype) == nullptr) {
-      throw InvalidArgument("dtype: expected a conveyor_dtype_t (0 to 10), got " + std::to_string(dtype));
-    }
-    const Shape dims = ndim > 0 ? Shape(Require(shape, "shape"), shape + ndim) : Shape();
-    for (int64_t d : dims) {
-      if (d < 0) throw InvalidArgument("shape: expected extents >= 0, got " + dims.ToString());
-    }
+    const Shape dims = CheckedDims(ndim, dtype, shape);
     const std::optional<StreamView> s = cuda::DecodeInteropStream(stream);
     const DType type = static_cast<DType>(dtype);
     const size_t bytes = static_cast<size_t>(dims.num_elements()) * DTypeSize(type);

@@ -233,9 +233,10 @@ void OpSchema::Validate() const {
   }
   if (!output_per_entry_of_.empty()) {
     const ArgSchema* list = FindArg(output_per_entry_of_);
-    if (list == nullptr || !IsList(list->type) || outputs_.size() != 1 || outputs_[0].optional()) {
+    if (list == nullptr || !(IsList(list->type) || list->type == ArgType::kInt) || outputs_.size() != 1 ||
+        outputs_[0].optional()) {
       throw InvalidArgument(where + "OutputPerEntryOf(\"" + output_per_entry_of_ +
-                            "\") needs a list argument of that name and exactly one declared output (not an optional one)");
+                            "\") needs a list or int argument of that name and exactly one declared output (not an optional one)");
     }
   }
   for (const ArgSchema& a : args_) {
@@ -287,7 +288,11 @@ std::string OpSchema::Describe() const {
     s << "  output " << out.name << (out.optional() ? " (with " + out.enabled_by + ": true)" : "")
       << (out.doc.empty() ? "" : " — " + out.doc) << "\n";
   }
-  if (!output_per_entry_of_.empty()) s << "  (one output per entry of " << output_per_entry_of_ << ")\n";
+  if (!output_per_entry_of_.empty()) {
+    const ArgSchema* count = FindArg(output_per_entry_of_);
+    s << (count != nullptr && count->type == ArgType::kInt ? "  (as many outputs as " : "  (one output per entry of ")
+      << output_per_entry_of_ << ")\n";
+  }
   for (const ArgSchema& a : args_) {
     s << "  arg " << a.name << ": " << ArgTypeName(a.type);
     s << (a.default_value ? " = " + a.default_value->ToYaml() : std::string(" (required)"));

@@ -91,7 +91,8 @@ class OpSchema {
   OpSchema& RepeatLastInput(int min_count, int max_count);
   // The one declared output repeats once per entry of list argument `list_arg` (a reader's
   // `features` or `ext`): a spec names as many outputs as that list (set or default) has entries,
-  // and the operator fills them in the list's order. Validate() checks the argument is a list.
+  // and the operator fills them in the list's order. An int argument (python_function's
+  // `num_outputs`) gives the count itself. Validate() checks the argument is a list or an int.
   OpSchema& OutputPerEntryOf(std::string list_arg);
 
   // An argument with a default value.

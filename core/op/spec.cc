@@ -189,11 +189,14 @@ void OpSpec::Validate() const {
   }
   if (!s.output_per_entry_of().empty()) {
     const std::string& list = s.output_per_entry_of();
-    const size_t entries = ListSize(ArgOrDefault(list));
+    const ArgValue& value = ArgOrDefault(list);
+    const bool count = value.type() == ArgType::kInt;  // an int argument gives the count itself
+    const size_t entries = count ? static_cast<size_t>(value.As<int64_t>()) : ListSize(value);
     if (outputs_.size() != entries) {
       throw SpecError(*this, "outputs",
-                      "expected " + Plural(entries, "output") + ", one per entry of argument \"" + list + "\", got " +
-                          std::to_string(outputs_.size()));
+                      "expected " + Plural(entries, "output") +
+                          (count ? ", as argument \"" + list + "\" says" : ", one per entry of argument \"" + list + "\"") +
+                          ", got " + std::to_string(outputs_.size()));
     }
   }
   for (const auto& [name, source] : arg_inputs_) {

@@ -10,8 +10,10 @@ from ._lib import (ABI_VERSION, CudaError, Error, InteropError, InvalidArgumentE
 from ._lib import path as library_path  # noqa: F401
 from ._tensor import HostView, Stream, Tensor, as_tensor, default_stream, empty, scale_add  # noqa: F401
 from .pipeline import ConfigError, Padded, Pipeline, PluginError  # noqa: F401
+from .functions import register_function, registered_functions, unregister_function  # noqa: F401
 from ._version import __version__  # noqa: F401
 
 __all__ = ["Tensor", "HostView", "Stream", "as_tensor", "empty", "scale_add", "default_stream", "Error", "InteropError",
            "InvalidArgumentError", "CudaError", "OutOfMemoryError", "ABI_VERSION", "library_path", "Pipeline",
-           "ConfigError", "PluginError", "Padded"]
+           "ConfigError", "PluginError", "Padded", "register_function", "unregister_function",
+           "registered_functions"]

@@ -97,6 +97,24 @@ class TensorInfo(ctypes.Structure):
 
 
 RELEASE_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+# conveyor_function_fn and conveyor_function_destroy_fn (python/conveyor/functions.py).
+FUNCTION_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p)
+DESTROY_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class CallDesc(ctypes.Structure):
+    """conveyor_function_call_desc_t"""
+    _fields_ = [
+        ("num_inputs", ctypes.c_int32),
+        ("num_outputs", ctypes.c_int32),
+        ("num_samples", ctypes.c_int32),
+        ("first_sample", ctypes.c_int32),
+        ("batch_processing", ctypes.c_int32),
+        ("iteration", ctypes.c_int64),
+        ("node", ctypes.c_char_p),
+        ("function", ctypes.c_char_p),
+    ]
+
 
 _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
@@ -154,6 +172,16 @@ _SIGNATURES = {
     "conveyor_outputs_release": (None, [_P]),
     "conveyor_pipeline_next": (_STATUS, [_P, _I32, ctypes.POINTER(_P), ctypes.POINTER(TensorInfo),
                                          ctypes.POINTER(_I32), ctypes.POINTER(_P)]),
+    # User functions (conveyor_function.h; python/conveyor/functions.py).
+    "conveyor_register_function": (_STATUS, [ctypes.c_char_p, FUNCTION_FN, _P, DESTROY_FN]),
+    "conveyor_unregister_function": (_STATUS, [ctypes.c_char_p]),
+    "conveyor_registered_functions": (_STATUS, [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+    "conveyor_function_call_describe": (_STATUS, [_P, ctypes.POINTER(CallDesc)]),
+    "conveyor_function_call_inputs": (_STATUS, [_P, _I32, ctypes.POINTER(TensorInfo)]),
+    "conveyor_function_call_input_layout": (_STATUS, [_P, _I32, ctypes.POINTER(ctypes.c_char_p)]),
+    "conveyor_function_call_output": (_STATUS, [_P, _I32, _I32, _I32, ctypes.POINTER(_I64), ctypes.c_int, ctypes.c_char_p,
+                                                ctypes.POINTER(_P)]),
+    "conveyor_function_call_set_error": (_STATUS, [_P, ctypes.c_char_p]),
 }
 
 

@@ -15,6 +15,7 @@ import os
 
 from . import _lib
 from . import _ragged
+from . import functions
 from ._lib import check, lib
 from ._ragged import Padded  # noqa: F401 (conveyor.Padded)
 from ._tensor import Tensor, as_tensor, default_stream
@@ -104,6 +105,7 @@ class Pipeline:
     def build(self):
         """Builds the graph and schedules the first prefetch_depth iterations (with external
         sources: as many as were fed)."""
+        functions._track(self)  # closed at exit if it may call Python functions
         check(lib.conveyor_pipeline_build(self._handle()))
         self._built = True
         return self

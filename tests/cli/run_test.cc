@@ -227,6 +227,19 @@ TEST(CliRun, FailingPipelineIsOneLineNotACrash) {
   EXPECT_THAT(r.err, ::testing::Not(HasSubstr("terminate")));
 }
 
+// The CLI registers no user functions: a python_function node fails the run at its `function`
+// argument, naming the function and where it has to be registered.
+TEST(CliRun, PythonFunctionNodesNeedAFunctionTheCliCannotRegister) {
+  const Dataset d = MakeDataset("run_function", false,
+                                "  - {op: python_function, name: augment, inputs: [arrays], args: {function: "
+                                "my_augment}, outputs: [augmented]}\n");
+  const CliResult r = RunConveyor({"run", d.yaml, "--iterations", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_THAT(r.err, HasSubstr(d.yaml + ":11:"));
+  EXPECT_THAT(r.err, HasSubstr("op \"python_function\" (augment): function \"my_augment\" is not registered"));
+  EXPECT_THAT(r.err, HasSubstr("`conveyor run` cannot call user code"));
+}
+
 TEST(CliBench, TableAndJson) {
   const Dataset d = MakeDataset("bench", false);
   const CliResult table = RunConveyor({"bench", d.yaml, "--iterations", "4", "--warmup", "1", "--repeats", "3"});

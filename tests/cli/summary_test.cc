@@ -65,6 +65,17 @@ TEST(Summary, GpuDecodersShowNvjpeg2000WhereItDecodedAndWhyNot) {
   EXPECT_THAT(text, HasSubstr("\n                  (JPEG 2000 on the CPU: libnvjpeg2k.so.0: cannot open shared object file)\n"));
 }
 
+TEST(Summary, PythonFunctionNodesAreNamedAsUserCodeOnTheCpuStage) {
+  RunMeasurements m;
+  m.pipeline = "p";
+  EXPECT_EQ(FormatFunctions(m), "");
+  EXPECT_THAT(FormatSummary(m, ExecutorCounters{}), ::testing::Not(HasSubstr("python_function")));
+  m.function_nodes = {"augment", "mix"};
+  EXPECT_EQ(FormatFunctions(m), "  functions       augment, mix (python_function): user code on the CPU stage, one "
+                                "call at a time per node, not capturable\n");
+  EXPECT_THAT(FormatSummary(m, ExecutorCounters{}), HasSubstr("functions       augment, mix (python_function)"));
+}
+
 TEST(Summary, SkippedSamplesListTheirFilesUpToALimit) {
   ExecutorCounters c;
   EXPECT_EQ(FormatSkipped(c), "");

@@ -126,10 +126,11 @@ class PerEntryOp final : public Operator {
 
 TEST(OpSchema, OutputPerEntryOfAListArgument) {
   EXPECT_THAT(ErrorOf<InvalidArgument>([] {
-                OpSchema("x").Output("o").OutputPerEntryOf("n").Arg<int>("n", 1, "").Backends({Device::kCpu}).Validate();
+                OpSchema("x").Output("o").OutputPerEntryOf("n").Arg<std::string>("n", "", "").Backends({Device::kCpu})
+                    .Validate();
               }),
-              HasSubstr("op schema \"x\": OutputPerEntryOf(\"n\") needs a list argument of that name and exactly "
-                        "one declared output"));
+              HasSubstr("op schema \"x\": OutputPerEntryOf(\"n\") needs a list or int argument of that name and "
+                        "exactly one declared output"));
   EXPECT_THAT(ErrorOf<InvalidArgument>([] {
                 OpSchema("x").Output("a").Output("b").OutputPerEntryOf("n")
                     .Arg<std::vector<std::string>>("n", {}, "").Backends({Device::kCpu}).Validate();
