@@ -101,9 +101,10 @@ class SelectOp final : public Operator {
 
   void RunGpu(Workspace& ws) override {
     TensorListGPU& out = ws.OutputGpu(0);
-    if (out.num_samples() == 0 || out.buffer().empty()) return;
-    // Sizes and sources come from the descriptors: a replay copies this iteration's choices.
+    // Sizes and sources come from the descriptors: a replay copies this iteration's choices. Uploaded
+    // before any early return: inside a captured segment every Write of PrepareGpu has its Upload.
     const SampleCopy* d = descs_.Upload(ws.slot(), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
     CopySamplesGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), ws.stream());
   }
 

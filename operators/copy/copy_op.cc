@@ -46,10 +46,11 @@ class CopyOp final : public Operator {
   }
   void RunGpu(Workspace& ws) override {
     TensorListGPU& out = ws.OutputGpu(0);
-    if (out.num_samples() == 0 || out.buffer().empty()) return;
     // Only sample bytes move (the padding between samples is never read), and the sizes come from
     // the descriptors: a replayed graph copies this iteration's batch, not the captured one's.
+    // Uploaded before the early return: every Write of PrepareGpu meets its Upload.
     const SampleCopy* d = descs_.Upload(ws.slot(), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
     CopySamplesGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), ws.stream());
   }
 

@@ -66,8 +66,10 @@ class FlipOp final : public Operator {
 
   void RunGpu(Workspace& ws) override {
     TensorListGPU& out = ws.OutputGpu(0);
-    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    // Uploaded before the early return: every Write of PrepareGpu meets its Upload (a captured
+    // segment's descriptor arena is positional; docs/executor.md).
     const FlipDesc* d = descs_.Upload(ws.slot(), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
     FlipGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), static_cast<int>(DTypeSize(out.dtype())),
             ws.stream());
   }

@@ -103,8 +103,10 @@ class RandomResizedCropOp final : public Operator {
   void RunGpu(Workspace& ws) override {
     const TensorListGPU& in = ws.InputGpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
-    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    // Uploaded before the early return: every Write of PrepareGpu meets its Upload (a captured
+    // segment's descriptor arena is positional; docs/executor.md).
     const ResampleDesc* d = descs_.Upload(ws.slot(), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
     ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, antialias_, in.dtype(),
                 out.dtype(), ws.stream());
   }
