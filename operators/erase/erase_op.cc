@@ -3,7 +3,7 @@
 //
 // | input                               | output      | per sample                               |
 // |-------------------------------------|-------------|------------------------------------------|
-// | HWC or HW; uint8, float16,          | the input's | anchor, shape (2 values per region),     |
+// | HWC, CHW or HW; uint8, float16,     | the input's | anchor, shape (2 values per region),     |
 // | bfloat16, float32                   | dtype       | fill_value (1 value, or 1 per channel)   |
 //
 // Pixel bounds: start = round(anchor), end = start + round(shape) (after scaling by the extent
@@ -28,7 +28,7 @@ const OpSchema kSchema =
     OpSchema("erase")
         .Doc("Erases rectangular regions: pixels inside any region get fill_value. anchor and shape list "
              "(y, x) and (h, w) per region, flattened.")
-        .Input("input", {"HWC", "HW"}, kTypes)
+        .Input("input", {"HWC", "CHW", "HW"}, kTypes)
         .Output("output")
         .Arg<std::vector<double>>("anchor", std::vector<double>{},
                                   "(y, x) of each region's top-left corner (center with centered_anchor); empty: 0.",
@@ -54,14 +54,18 @@ class EraseOp final : public SampleKernelOp<EraseSample, EraseCpu, EraseGpu> {
 
   OutputDescs Setup(const Workspace& ws) override {
     const TensorListDesc& d = ws.InputDesc(0);
-    const Layout layout = CheckInput(spec(), d, 0, {"HWC", "HW"}, kTypes);
+    const Layout layout = CheckInput(spec(), d, 0, {"HWC", "CHW", "HW"}, kTypes);
+    const bool chw = layout == "CHW";  // after crop_mirror_normalize's CHW output (timm's order)
     samples_.assign(d.shapes.size(), EraseSample{});
     const SampleArg<std::vector<double>> shape_arg(ws, "shape"), anchor_arg(ws, "anchor"), fill_arg(ws, "fill_value");
     for (size_t i = 0; i < d.shapes.size(); ++i) {
       EraseSample& s = samples_[i];
-      s.height = static_cast<int32_t>(d.shapes[i][0]);
-      s.width = static_cast<int32_t>(d.shapes[i][1]);
-      s.channels = layout == "HWC" ? static_cast<int32_t>(d.shapes[i][2]) : 1;
+      const Shape& shape = d.shapes[i];
+      s.height = static_cast<int32_t>(shape[chw ? 1 : 0]);
+      s.width = static_cast<int32_t>(shape[chw ? 2 : 1]);
+      s.channels = layout == "HWC" ? static_cast<int32_t>(shape[2]) : chw ? static_cast<int32_t>(shape[0]) : 1;
+      s.pixel_stride = chw ? 1 : s.channels;
+      s.channel_stride = chw ? static_cast<int64_t>(s.height) * s.width : 1;
       FillRegions(shape_arg(static_cast<int>(i)), anchor_arg(static_cast<int>(i)), static_cast<int>(i), s);
       FillValues(fill_arg(static_cast<int>(i)), static_cast<int>(i), s);
     }

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/cuda/device.h"
 #include "tests/conformance/conformance.h"
 #include "tests/operators/image_common/image_testing.h"
 
@@ -49,6 +50,37 @@ TEST(Erase, PerSampleRegionsAndFills) {
   ExpectErased(in, out, 2, {}, {9});
 }
 
+// HWC -> CHW through the transpose operator (its layout follows the permutation).
+TensorListCPU ToChw(const TensorListCPU& hwc) {
+  return RunOp(OpSpec("transpose", "t").AddInput("x").AddOutput("y").SetArg("perm", std::vector<int64_t>{2, 0, 1}),
+               Device::kCpu, hwc);
+}
+
+// CHW input (crop_mirror_normalize's default output, where timm erases): the same regions and fills
+// per channel plane as on the HWC image, on both backends.
+TEST(Erase, ChwEqualsHwcTransposed) {
+  const std::vector<Shape> shapes = RandomHwcShapes(4, 1, 30, 50, 3);
+  std::vector<std::vector<float>> anchors, sizes, fills;
+  for (int s = 0; s < 4; ++s) {
+    anchors.push_back(RandomVector<float>(4, -5.f, 30.f));
+    sizes.push_back(RandomVector<float>(4, 0.f, 25.f));
+    fills.push_back(RandomVector<float>(3, 0.f, 255.f));
+  }
+  const ArgInputs args = {
+      {"anchor", PerSampleLists(anchors)}, {"shape", PerSampleLists(sizes)}, {"fill_value", PerSampleLists(fills)}};
+  const OpSpec spec = Erase().SetArgInput("anchor", "a").SetArgInput("shape", "s").SetArgInput("fill_value", "f");
+  for (DType type : {DType::kUInt8, DType::kFloat32}) {
+    const TensorListCPU hwc = RandomBatch(shapes, type, "HWC");
+    const TensorListCPU chw = ToChw(hwc);
+    ASSERT_EQ(std::string(chw.layout().str()), "CHW");
+    const TensorListCPU want = ToChw(RunOp(spec, Device::kCpu, hwc, args));
+    ExpectSameBytes(RunOp(spec, Device::kCpu, chw, args), want, "cpu " + std::string(DTypeName(type)));
+    if (cuda::HasCudaDevice()) {
+      ExpectSameBytes(RunOp(spec, Device::kGpu, chw, args), want, "gpu " + std::string(DTypeName(type)));
+    }
+  }
+}
+
 TEST(Erase, NormalizedAndCentered) {
   const TensorListCPU in = RandomBatch({Shape{20, 40, 1}}, DType::kFloat32, "HWC");
   // Normalized: anchor (0.25, 0.5) of (20, 40) = (5, 20), shape (0.5, 0.25) = (10, 10).
@@ -78,8 +110,8 @@ TEST(Erase, Errors) {
               HasSubstr("argument \"shape\": expected at most 16 regions, got 17 at sample 0"));
   EXPECT_THAT(RunError(Erase().SetArg("fill_value", std::vector<double>{1, 2}), two),
               HasSubstr("op \"erase\" (er): argument \"fill_value\": expected 1 value or 1 per channel (3, at most 4), got 2 at sample 0"));
-  EXPECT_THAT(RunError(Erase(), RandomBatch({Shape{3, 4, 4}}, DType::kUInt8, "CHW")),
-              HasSubstr("op \"erase\" (er): input 0: expected layout HWC or HW, got CHW"));
+  EXPECT_THAT(RunError(Erase(), RandomBatch({Shape{2, 3, 4, 4}}, DType::kUInt8, "FHWC")),
+              HasSubstr("op \"erase\" (er): input 0: expected layout HWC or CHW or HW, got FHWC"));
 }
 
 TEST(EraseGpu, MatchesCpuBitExactly) {
