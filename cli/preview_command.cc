@@ -3,6 +3,7 @@
 // | output samples                         | read as                                   |
 // |----------------------------------------|-------------------------------------------|
 // | layout HWC / CHW / HW                  | that layout                               |
+// | layout FHWC / FCHW (video clips)       | a strip of up to 8 frames, evenly spaced  |
 // | no layout, 3-D, last extent 1, 3 or 4  | HWC (first extent 1, 3 or 4: CHW)         |
 // | 1 channel / 3 channels / 4 channels    | gray / RGB / RGB with alpha dropped       |
 //
@@ -33,9 +34,14 @@
 namespace conveyor::cli {
 namespace {
 
-enum class ImageLayout { kNone, kHWC, kCHW, kHW };
+enum class ImageLayout { kNone, kHWC, kCHW, kHW, kFHWC, kFCHW };
+
+// Frames of a clip shown side by side in its tile, evenly spaced over the clip.
+constexpr int64_t kMaxStripFrames = 8;
 
 ImageLayout Classify(const Shape& s, const Layout& layout) {
+  if (layout.str() == "FHWC" && s.ndim() == 4) return ImageLayout::kFHWC;
+  if (layout.str() == "FCHW" && s.ndim() == 4) return ImageLayout::kFCHW;
   if (layout.str() == "HWC" && s.ndim() == 3) return ImageLayout::kHWC;
   if (layout.str() == "CHW" && s.ndim() == 3) return ImageLayout::kCHW;
   if (layout.str() == "HW" && s.ndim() == 2) return ImageLayout::kHW;
@@ -72,25 +78,36 @@ std::optional<Denormalize> FindNormalization(const Graph& graph, const std::stri
   return std::nullopt;
 }
 
+// A sample as one tile: an image, or a clip's frames (up to kMaxStripFrames, evenly spaced: frame
+// k * F / n of n) left to right; min/max scaling, where used, over the whole tile.
 RgbImage ToTile(const TensorListCPU& batch, int i, ImageLayout kind, const std::optional<Denormalize>& undo) {
-  const Shape& s = batch.shape(i);
-  const int64_t h = kind == ImageLayout::kCHW ? s[1] : s[0];
-  const int64_t w = kind == ImageLayout::kCHW ? s[2] : s[1];
-  const int64_t c = kind == ImageLayout::kHW ? 1 : (kind == ImageLayout::kCHW ? s[0] : s[2]);
+  const bool clip = kind == ImageLayout::kFHWC || kind == ImageLayout::kFCHW;
+  const bool chw = kind == ImageLayout::kCHW || kind == ImageLayout::kFCHW;
+  const Shape& full = batch.shape(i);
+  const Shape s = clip ? Shape(full.begin() + 1, full.end()) : full;  // one frame
+  const int64_t frames = clip ? full[0] : 1;
+  const int64_t shown = std::min(frames, kMaxStripFrames);
+  const int64_t h = chw ? s[1] : s[0];
+  const int64_t w = chw ? s[2] : s[1];
+  const int64_t c = kind == ImageLayout::kHW ? 1 : (chw ? s[0] : s[2]);
   const void* data = batch.raw_sample(i);
-  auto index = [&](int64_t y, int64_t x, int64_t ch) {
-    return kind == ImageLayout::kCHW ? (ch * h + y) * w + x : (y * w + x) * c + ch;
+  auto index = [&](int64_t f, int64_t y, int64_t x, int64_t ch) {
+    return f * h * w * c + (chw ? (ch * h + y) * w + x : (y * w + x) * c + ch);
   };
   // Gray for one channel; the first three otherwise (alpha and any extra channel dropped).
   const int64_t used = c >= 3 ? 3 : 1;
-  std::vector<double> v(static_cast<size_t>(h * w * 3));
-  for (int64_t y = 0; y < h; ++y) {
-    for (int64_t x = 0; x < w; ++x) {
-      for (int64_t ch = 0; ch < 3; ++ch) {
-        const int64_t src = used == 3 ? ch : 0;
-        double e = SampleElement(data, batch.dtype(), index(y, x, src));
-        if (undo) e = undo->Apply(e, static_cast<int>(src));
-        v[static_cast<size_t>((y * w + x) * 3 + ch)] = e;
+  const int64_t strip_w = w * shown;
+  std::vector<double> v(static_cast<size_t>(h * strip_w * 3));
+  for (int64_t k = 0; k < shown; ++k) {
+    const int64_t f = k * frames / shown;
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x) {
+        for (int64_t ch = 0; ch < 3; ++ch) {
+          const int64_t src = used == 3 ? ch : 0;
+          double e = SampleElement(data, batch.dtype(), index(f, y, x, src));
+          if (undo) e = undo->Apply(e, static_cast<int>(src));
+          v[static_cast<size_t>((y * strip_w + k * w + x) * 3 + ch)] = e;
+        }
       }
     }
   }
@@ -100,7 +117,7 @@ RgbImage ToTile(const TensorListCPU& batch, int i, ImageLayout kind, const std::
     hi = *std::max_element(v.begin(), v.end());
   }
   const double k = hi > lo ? 255.0 / (hi - lo) : 0.0;
-  RgbImage tile(static_cast<int>(w), static_cast<int>(h));
+  RgbImage tile(static_cast<int>(strip_w), static_cast<int>(h));
   for (size_t j = 0; j < v.size(); ++j) {
     tile.pixels[j] = static_cast<uint8_t>(std::clamp(std::lround((v[j] - lo) * k), 0L, 255L));
   }
@@ -120,7 +137,8 @@ RgbImage SampleTile(const TensorListCPU& images, int i, const std::string& name,
   const ImageLayout kind = Classify(images.shape(i), images.layout());
   if (kind == ImageLayout::kNone) {
     throw InvalidArgument(name + ": sample " + std::to_string(i) + " has shape " + images.shape(i).ToString() +
-                          " and layout \"" + std::string(images.layout().str()) + "\"; expected HWC, CHW or HW images");
+                          " and layout \"" + std::string(images.layout().str()) +
+                          "\"; expected HWC, CHW or HW images or FHWC / FCHW clips");
   }
   return ToTile(images, i, kind, undo);
 }

@@ -98,6 +98,44 @@ TEST(CliPreview, Uint8HwcTilesAndLabelCaptions) {
   }
 }
 
+// Video clips (FHWC uint8, here 3 and 12 frames of 4x5): one strip per clip, the frames left to right
+// — all 3 of the short one, 8 of the 12 of the long one (frames 0, 1, 3, 4, 6, 7, 9, 10: k * 12 / 8).
+TEST(CliPreview, ClipsAreStripsOfEvenlySpacedFrames) {
+  const std::string dir = MakeTempDir("preview_clips");
+  const int h = 4, w = 5;
+  const std::vector<int64_t> frames = {3, 12};
+  std::vector<std::vector<uint8_t>> clips;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    clips.push_back(RandomBytes(static_cast<size_t>(frames[i] * h * w * 3), 31 + static_cast<int>(i)));
+    WriteNpy(dir + "/clips/c" + std::to_string(i) + ".npy", DType::kUInt8, Shape{frames[i], h, w, 3}, clips[i]);
+  }
+  WriteText(dir + "/p.yaml", R"(pipeline: {name: preview_clips, batch_size: 2, device: cpu}
+ops:
+  - {op: readers.numpy, name: clips, args: {file_root: clips, layout: FHWC}, outputs: [clips]}
+outputs: [clips]
+)");
+  const std::string png = dir + "/grid.png";
+  const CliResult r = RunConveyor({"preview", dir + "/p.yaml", "-o", png});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const RgbImage grid = ReadPng(png);
+  const cli::GridPlacement p = Placement({{3 * w, h}, {8 * w, h}});
+  for (int i = 0; i < 2; ++i) {
+    const int64_t shown = std::min<int64_t>(frames[static_cast<size_t>(i)], 8);
+    for (int64_t k = 0; k < shown; ++k) {
+      const int64_t f = k * frames[static_cast<size_t>(i)] / shown;
+      for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) {
+          for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(grid.at(p.TileX(i) + static_cast<int>(k) * w + x, p.TileY(i) + y)[c],
+                      clips[static_cast<size_t>(i)][static_cast<size_t>(((f * h + y) * w + x) * 3 + c)])
+                << "clip " << i << " strip frame " << k << " (frame " << f << ") at " << x << "," << y;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(CliPreview, FloatChwIsMinMaxScaledPerImage) {
   const ImageSet s = MakeImages("preview_f32", 2);
   // CHW float32 arrays of arbitrary range, no layout on the reader's output: 3-D with 3 channels first.
