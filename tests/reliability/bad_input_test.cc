@@ -150,7 +150,7 @@ TEST(ArgumentPositions, ConstructorChecksOfSeveralOperators) {
       {"  - {op: crop_mirror_normalize, name: cmn, inputs: [images], args: {crop: [224]}, outputs: [out]}", "crop",
        75, "op \"crop_mirror_normalize\" (cmn): argument \"crop\": expected [h, w], got 1 values"},
       {"  - {op: crop_mirror_normalize, name: cmn, inputs: [images], args: {output_layout: WHC}, outputs: [out]}",
-       "output_layout", 84, "argument \"output_layout\": expected CHW or HWC, got WHC"},
+       "output_layout", 84, "argument \"output_layout\": expected CHW or HWC (FCHW or FHWC for clips), got WHC"},
       {"  - {op: random_resized_crop, name: rrc, inputs: [images], args: {size: [224, 224, 3]}, outputs: [out]}",
        "size", 73, "op \"random_resized_crop\" (rrc): size must be [h, w], got 3 values"},
       {"  - {op: transpose, name: t, inputs: [images], args: {perm: [0, 0, 1]}, outputs: [out]}", "perm", 61,
