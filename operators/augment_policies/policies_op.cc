@@ -4,7 +4,7 @@
 //
 // | op                   | input          | arguments                                           |
 // |----------------------|----------------|-----------------------------------------------------|
-// | auto_augment         | HWC uint8, RGB | policy (image_net), fill_value, interp_type         |
+// | auto_augment         | HWC uint8, RGB | policy (image_net, ...), fill_value, interp_type    |
 // | rand_augment         | HWC uint8, RGB | n (2), m (9), num_magnitude_bins (31), fill, interp |
 // | trivial_augment_wide | HWC uint8, RGB | num_magnitude_bins (31), fill_value, interp_type    |
 //
@@ -20,10 +20,14 @@ namespace {
 const OpSchema kAutoAugmentSchema = AddPolicyArgs(
     OpSchema("auto_augment")
         .Doc("AutoAugment (arXiv:1805.09501): each sample applies one of the policy's 25 sub-policies, chosen "
-             "uniformly; each of its two steps runs with its probability (docs/operators_augment.md).")
-        .Arg<std::string>("policy", "image_net", "The policy: image_net (torchvision's IMAGENET, DALI's "
-                                                 "auto_augment_image_net).")
-        .Choices({"image_net"}));
+             "uniformly; each of its steps (two; one in some of DALI's) runs with its probability "
+             "(docs/operators_augment.md).")
+        .Arg<std::string>("policy", "image_net",
+                          "The policy: image_net, cifar10, svhn (torchvision's AutoAugmentPolicy IMAGENET, CIFAR10, "
+                          "SVHN and its magnitudes, 10 bins), reduced_image_net, reduced_cifar10 (DALI's auto_augment "
+                          "policies of those names and their magnitudes, 11 bins; translations relative to the "
+                          "image, as DALI's with shape given).")
+        .Choices(AutoAugmentPolicyNames()));
 
 const OpSchema kRandAugmentSchema = AddPolicyArgs(
     OpSchema("rand_augment")
@@ -41,12 +45,16 @@ const OpSchema kTrivialAugmentSchema = AddPolicyArgs(
 
 class AutoAugmentOp final : public PolicyOp {
  public:
-  explicit AutoAugmentOp(const OpSpec& spec) : PolicyOp(spec, 2) {}
+  // The schema has checked the name against AutoAugmentPolicyNames().
+  explicit AutoAugmentOp(const OpSpec& spec)
+      : PolicyOp(spec, 2), policy_(*FindAutoAugmentPolicy(spec.Arg<std::string>("policy"))) {}
 
  protected:
-  SampleOps Draw(Philox& rng, int64_t h, int64_t w) const override { return DrawAutoAugmentImageNet(rng, h, w); }
-};
+  SampleOps Draw(Philox& rng, int64_t h, int64_t w) const override { return DrawAutoAugment(rng, policy_, h, w); }
 
+ private:
+  const AutoAugmentPolicy& policy_;
+};
 
 class RandAugmentOp final : public PolicyOp {
  public:

@@ -1,5 +1,6 @@
 #include "operators/augment_policies/policy.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace conveyor::ops::augment {
@@ -15,8 +16,40 @@ int PosterizeDrop(int bin, int bins, float k) {
   return static_cast<int>(std::nearbyint(static_cast<float>(bin) / (static_cast<float>(bins - 1) / k)));
 }
 
-OpChoice Signed(AugOp op, float magnitude, bool negate) {
-  return {op, IsSigned(op) && negate ? -magnitude : magnitude};
+bool IsEnhance(AugOp op) {
+  return op == AugOp::kBrightness || op == AugOp::kColor || op == AugOp::kContrast || op == AugOp::kSharpness;
+}
+
+bool IsGeometric(AugOp op) {
+  return op == AugOp::kShearX || op == AugOp::kShearY || op == AugOp::kTranslateX || op == AugOp::kTranslateY ||
+         op == AugOp::kRotate;
+}
+
+// DALI's magnitudes: np.linspace(lo, hi, B, dtype=float32), then the augmentation's mapping.
+float DaliMagnitude(AugOp op, int bin, int bins, int64_t h, int64_t w) {
+  const auto lin = [&](double a, double z) { return static_cast<float>(Lin(a, z, bin, bins)); };
+  switch (op) {
+    case AugOp::kShearX: case AugOp::kShearY: return lin(0, 0.3);
+    case AugOp::kTranslateX: return lin(0, 1) * static_cast<float>(w);  // rel_offset * shape[1], float32
+    case AugOp::kTranslateY: return lin(0, 1) * static_cast<float>(h);
+    case AugOp::kRotate: return lin(0, 30);
+    case AugOp::kBrightness: case AugOp::kColor: case AugOp::kContrast: case AugOp::kSharpness:
+      return lin(0.1, 1.9);
+    case AugOp::kPosterize:  // poster_mask_uint8: keeps round(m) bits, at least 1
+      return static_cast<float>(std::clamp(static_cast<int>(std::nearbyint(lin(0, 4))), 1, 8));
+    case AugOp::kSolarize: return lin(256, 0);
+    default: return 0.f;
+  }
+}
+
+// The value applied: torchvision's enhance factors are 1 + m and its translations int(m); DALI's
+// magnitudes are applied as they are.
+OpChoice Applied(AugOp op, Space space, float magnitude, bool negate) {
+  OpChoice c{op, IsSigned(op, space) && negate ? -magnitude : magnitude};
+  if (space == Space::kDali) return c;
+  if (IsEnhance(op)) c.magnitude = 1.f + c.magnitude;
+  if (op == AugOp::kTranslateX || op == AugOp::kTranslateY) c.magnitude = std::trunc(c.magnitude);
+  return c;
 }
 
 }  // namespace
@@ -29,18 +62,12 @@ const char* AugOpName(AugOp op) {
   return i >= 0 && i < kNumAugOps ? kNames[i] : "?";
 }
 
-bool IsSigned(AugOp op) {
-  switch (op) {
-    case AugOp::kShearX: case AugOp::kShearY: case AugOp::kTranslateX: case AugOp::kTranslateY:
-    case AugOp::kRotate: case AugOp::kBrightness: case AugOp::kColor: case AugOp::kContrast:
-    case AugOp::kSharpness:
-      return true;
-    default:
-      return false;
-  }
+bool IsSigned(AugOp op, Space space) {
+  return IsGeometric(op) || (space != Space::kDali && IsEnhance(op));
 }
 
 float Magnitude(AugOp op, Space space, int bin, int bins, int64_t h, int64_t w) {
+  if (space == Space::kDali) return DaliMagnitude(op, bin, bins, h, w);
   const bool wide = space == Space::kWide;
   switch (op) {
     case AugOp::kShearX: case AugOp::kShearY:
@@ -62,28 +89,13 @@ float Magnitude(AugOp op, Space space, int bin, int bins, int64_t h, int64_t w) 
   }
 }
 
-// Enhance ops are applied as factors 1 + m (after the sign): torchvision's and DALI's mapping.
-static OpChoice Finish(OpChoice c) {
-  switch (c.op) {
-    case AugOp::kBrightness: case AugOp::kColor: case AugOp::kContrast: case AugOp::kSharpness:
-      c.magnitude = 1.f + c.magnitude;
-      break;
-    case AugOp::kTranslateX: case AugOp::kTranslateY:
-      c.magnitude = std::trunc(c.magnitude);  // torchvision: translate=[int(magnitude), 0]
-      break;
-    default:
-      break;
-  }
-  return c;
-}
-
 SampleOps DrawRandAugment(Philox& rng, int n, int m, int bins, int64_t h, int64_t w) {
   SampleOps s;
   s.count = n;
   for (int k = 0; k < n; ++k) {
     const auto op = static_cast<AugOp>(UniformIndex(rng, kNumRandOps));
     const bool negate = (rng.NextU32() & 1u) != 0;
-    s.ops[static_cast<size_t>(k)] = Finish(Signed(op, Magnitude(op, Space::kStandard, m, bins, h, w), negate));
+    s.ops[static_cast<size_t>(k)] = Applied(op, Space::kStandard, Magnitude(op, Space::kStandard, m, bins, h, w), negate);
   }
   return s;
 }
@@ -94,54 +106,36 @@ SampleOps DrawTrivialAugmentWide(Philox& rng, int bins, int64_t h, int64_t w) {
   const bool negate = (rng.NextU32() & 1u) != 0;
   SampleOps s;
   s.count = 1;
-  s.ops[0] = Finish(Signed(op, Magnitude(op, Space::kWide, bin, bins, h, w), negate));
+  s.ops[0] = Applied(op, Space::kWide, Magnitude(op, Space::kWide, bin, bins, h, w), negate);
   return s;
 }
 
-SampleOps DrawAutoAugmentImageNet(Philox& rng, int64_t h, int64_t w) {
-  const auto& sub = ImageNetPolicy()[UniformIndex(rng, kImageNetSubPolicies)];
+SampleOps DrawAutoAugment(Philox& rng, const AutoAugmentPolicy& policy, int64_t h, int64_t w) {
   SampleOps s;
+  s.sub_policy = static_cast<int>(UniformIndex(rng, kAutoAugmentSubPolicies));
+  const SubPolicy& sub = policy.sub_policies[static_cast<size_t>(s.sub_policy)];
   s.count = 2;
   for (size_t k = 0; k < 2; ++k) {
     const bool apply = rng.NextUniform() < sub[k].probability;
     const bool negate = (rng.NextU32() & 1u) != 0;
     if (!apply) continue;  // identity
-    const float m = sub[k].bin < 0 ? 0.f : Magnitude(sub[k].op, Space::kStandard, sub[k].bin, 10, h, w);
-    s.ops[k] = Finish(Signed(sub[k].op, m, negate));
+    const float m = sub[k].bin < 0 ? 0.f : Magnitude(sub[k].op, policy.space, sub[k].bin, policy.bins, h, w);
+    s.ops[k] = Applied(sub[k].op, policy.space, m, negate);
   }
   return s;
 }
 
-const std::array<std::array<PolicyStep, 2>, kImageNetSubPolicies>& ImageNetPolicy() {
-  using A = AugOp;
-  static const std::array<std::array<PolicyStep, 2>, kImageNetSubPolicies> kPolicy = {{
-      {{{A::kPosterize, 0.4f, 8}, {A::kRotate, 0.6f, 9}}},
-      {{{A::kSolarize, 0.6f, 5}, {A::kAutoContrast, 0.6f, -1}}},
-      {{{A::kEqualize, 0.8f, -1}, {A::kEqualize, 0.6f, -1}}},
-      {{{A::kPosterize, 0.6f, 7}, {A::kPosterize, 0.6f, 6}}},
-      {{{A::kEqualize, 0.4f, -1}, {A::kSolarize, 0.2f, 4}}},
-      {{{A::kEqualize, 0.4f, -1}, {A::kRotate, 0.8f, 8}}},
-      {{{A::kSolarize, 0.6f, 3}, {A::kEqualize, 0.6f, -1}}},
-      {{{A::kPosterize, 0.8f, 5}, {A::kEqualize, 1.0f, -1}}},
-      {{{A::kRotate, 0.2f, 3}, {A::kSolarize, 0.6f, 8}}},
-      {{{A::kEqualize, 0.6f, -1}, {A::kPosterize, 0.4f, 6}}},
-      {{{A::kRotate, 0.8f, 8}, {A::kColor, 0.4f, 0}}},
-      {{{A::kRotate, 0.4f, 9}, {A::kEqualize, 0.6f, -1}}},
-      {{{A::kEqualize, 0.0f, -1}, {A::kEqualize, 0.8f, -1}}},
-      {{{A::kInvert, 0.6f, -1}, {A::kEqualize, 1.0f, -1}}},
-      {{{A::kColor, 0.6f, 4}, {A::kContrast, 1.0f, 8}}},
-      {{{A::kRotate, 0.8f, 8}, {A::kColor, 1.0f, 2}}},
-      {{{A::kColor, 0.8f, 8}, {A::kSolarize, 0.8f, 7}}},
-      {{{A::kSharpness, 0.4f, 7}, {A::kInvert, 0.6f, -1}}},
-      {{{A::kShearX, 0.6f, 5}, {A::kEqualize, 1.0f, -1}}},
-      {{{A::kColor, 0.4f, 0}, {A::kEqualize, 0.6f, -1}}},
-      {{{A::kEqualize, 0.4f, -1}, {A::kSolarize, 0.2f, 4}}},
-      {{{A::kSolarize, 0.6f, 5}, {A::kAutoContrast, 0.6f, -1}}},
-      {{{A::kInvert, 0.6f, -1}, {A::kEqualize, 1.0f, -1}}},
-      {{{A::kColor, 0.6f, 4}, {A::kContrast, 1.0f, 8}}},
-      {{{A::kEqualize, 0.8f, -1}, {A::kEqualize, 0.6f, -1}}},
-  }};
-  return kPolicy;
+std::vector<std::string> AutoAugmentPolicyNames() {
+  std::vector<std::string> names;
+  for (const AutoAugmentPolicy& p : AutoAugmentPolicies()) names.emplace_back(p.name);
+  return names;
+}
+
+const AutoAugmentPolicy* FindAutoAugmentPolicy(std::string_view name) {
+  for (const AutoAugmentPolicy& p : AutoAugmentPolicies()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
 }
 
 }  // namespace conveyor::ops::augment

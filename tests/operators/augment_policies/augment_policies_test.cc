@@ -1,10 +1,14 @@
 // auto_augment, rand_augment, trivial_augment_wide: each step equals the standalone operator with
-// the same parameter (CPU), the operators equal the steps replayed from the same draws, GPU equals
-// CPU bit for bit (random sizes, mixed choices), errors.
+// the same parameter (CPU), every sub-policy of every auto_augment policy too, the operators equal
+// the steps replayed from the same draws, GPU equals CPU bit for bit (random sizes, mixed choices,
+// every auto_augment policy), errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "operators/augment_policies/policy.h"
 #include "tests/conformance/conformance.h"
@@ -30,39 +34,85 @@ TensorListCPU Step(const TensorListCPU& in, const OpChoice& c, ops::resample::Fi
   return out;
 }
 
+// The standalone operator (and its arguments) that applies `c` to `in`.
+OpSpec Standalone(const OpChoice& c, const TensorListCPU& in) {
+  const std::vector<double> fill = {128};
+  const double m = c.magnitude;
+  const auto warp = [&](const std::string& name, std::vector<double> matrix) {
+    return Node("warp_affine", name).SetArg("matrix", std::move(matrix)).SetArg("fill_value", fill)
+        .SetArg("interp_type", std::string("nearest"));
+  };
+  switch (c.op) {
+    case AugOp::kBrightness: return Node("brightness", "b").SetArg("brightness", c.magnitude);
+    case AugOp::kColor: return Node("saturation", "s").SetArg("saturation", c.magnitude);
+    case AugOp::kContrast: {
+      const Shape& shape = in.shape(0);
+      const float center = ContrastCenter(static_cast<const uint8_t*>(in.raw_sample(0)), shape[0] * shape[1]);
+      return Node("contrast", "c").SetArg("contrast", c.magnitude).SetArg("contrast_center", center);
+    }
+    case AugOp::kSharpness: return Node("sharpness", "sh").SetArg("factor", c.magnitude);
+    case AugOp::kPosterize: return Node("posterize", "p").SetArg("bits", static_cast<int>(c.magnitude));
+    case AugOp::kSolarize: return Node("solarize", "so").SetArg("threshold", c.magnitude);
+    case AugOp::kInvert: return Node("solarize", "inv").SetArg("threshold", 0.f);
+    case AugOp::kAutoContrast: return Node("auto_contrast", "ac");
+    case AugOp::kEqualize: return Node("equalize", "eq");
+    case AugOp::kRotate:
+      return Node("rotate", "r").SetArg("angle", c.magnitude).SetArg("keep_size", true).SetArg("fill_value", fill)
+          .SetArg("interp_type", std::string("nearest"));
+    case AugOp::kShearX: return warp("wx", {1, m, 0, 0, 1, 0});
+    case AugOp::kShearY: return warp("wy", {1, 0, 0, m, 1, 0});
+    case AugOp::kTranslateX: return warp("tx", {1, 0, -m, 0, 1, 0});  // the picture moves by +m
+    case AugOp::kTranslateY: return warp("ty", {1, 0, 0, 0, 1, -m});
+    default:  // identity has none: the tests compare it with the input
+      ADD_FAILURE() << "no standalone operator for " << AugOpName(c.op);
+      return Node("flip", "none");
+  }
+}
+
 TEST(PolicySteps, EqualTheStandaloneOperators) {
   const TensorListCPU in = RandomBatch({Shape{37, 53, 3}}, DType::kUInt8, "HWC");
-  const float center = ContrastCenter(static_cast<const uint8_t*>(in.raw_sample(0)), 37 * 53);
-  struct Case {
-    OpChoice choice;
-    OpSpec spec;
+  const std::vector<OpChoice> choices = {
+      {AugOp::kBrightness, 1.27f}, {AugOp::kColor, 0.4f},       {AugOp::kContrast, 1.6f},  {AugOp::kSharpness, 0.3f},
+      {AugOp::kPosterize, 5.f},    {AugOp::kPosterize, 1.f},    {AugOp::kSolarize, 101.f}, {AugOp::kSolarize, 230.4f},
+      {AugOp::kInvert, 0.f},       {AugOp::kAutoContrast, 0.f}, {AugOp::kEqualize, 0.f},   {AugOp::kRotate, -17.f},
+      {AugOp::kShearX, 0.21f},     {AugOp::kShearY, -0.3f},     {AugOp::kTranslateX, 7.f}, {AugOp::kTranslateY, -4.f},
+      {AugOp::kTranslateX, -47.7f},
   };
-  const std::vector<double> fill = {128};
-  const std::vector<Case> cases = {
-      {{AugOp::kBrightness, 1.27f}, Node("brightness", "b").SetArg("brightness", 1.27f)},
-      {{AugOp::kColor, 0.4f}, Node("saturation", "s").SetArg("saturation", 0.4f)},
-      {{AugOp::kContrast, 1.6f}, Node("contrast", "c").SetArg("contrast", 1.6f).SetArg("contrast_center", center)},
-      {{AugOp::kSharpness, 0.3f}, Node("sharpness", "sh").SetArg("factor", 0.3f)},
-      {{AugOp::kPosterize, 5.f}, Node("posterize", "p").SetArg("bits", 5)},
-      {{AugOp::kSolarize, 101.f}, Node("solarize", "so").SetArg("threshold", 101.f)},
-      {{AugOp::kInvert, 0.f}, Node("solarize", "inv").SetArg("threshold", 0.f)},
-      {{AugOp::kAutoContrast, 0.f}, Node("auto_contrast", "ac")},
-      {{AugOp::kEqualize, 0.f}, Node("equalize", "eq")},
-      {{AugOp::kRotate, -17.f}, Node("rotate", "r").SetArg("angle", -17.f).SetArg("keep_size", true)
-                                    .SetArg("fill_value", fill).SetArg("interp_type", std::string("nearest"))},
-      {{AugOp::kShearX, 0.21f}, Node("warp_affine", "wx").SetArg("matrix", std::vector<double>{1, 0.21f, 0, 0, 1, 0})
-                                    .SetArg("fill_value", fill).SetArg("interp_type", std::string("nearest"))},
-      {{AugOp::kShearY, -0.3f}, Node("warp_affine", "wy").SetArg("matrix", std::vector<double>{1, 0, 0, -0.3f, 1, 0})
-                                    .SetArg("fill_value", fill).SetArg("interp_type", std::string("nearest"))},
-      {{AugOp::kTranslateX, 7.f}, Node("warp_affine", "tx").SetArg("matrix", std::vector<double>{1, 0, -7, 0, 1, 0})
-                                      .SetArg("fill_value", fill).SetArg("interp_type", std::string("nearest"))},
-      {{AugOp::kTranslateY, -4.f}, Node("warp_affine", "ty").SetArg("matrix", std::vector<double>{1, 0, 0, 0, 1, 4})
-                                       .SetArg("fill_value", fill).SetArg("interp_type", std::string("nearest"))},
-  };
-  for (const Case& c : cases) {
-    ExpectSameBytes(Step(in, c.choice), RunOp(c.spec, Device::kCpu, in), AugOpName(c.choice.op));
+  for (const OpChoice& c : choices) {
+    ExpectSameBytes(Step(in, c), RunOp(Standalone(c, in), Device::kCpu, in),
+                    std::string(AugOpName(c.op)) + " " + std::to_string(c.magnitude));
   }
   ExpectSameBytes(Step(in, {AugOp::kIdentity, 0.f}), in, "identity");
+}
+
+// For every sub-policy of every auto_augment policy, a draw that applies all its steps: each step
+// (from the previous step's output) equals the standalone operator with the drawn magnitude.
+TEST(PolicySteps, EverySubPolicyEqualsTheStandaloneOperators) {
+  const TensorListCPU in = RandomBatch({Shape{29, 41, 3}}, DType::kUInt8, "HWC");
+  for (const AutoAugmentPolicy& policy : AutoAugmentPolicies()) {
+    std::vector<bool> seen(kAutoAugmentSubPolicies, false);
+    int covered = 0;
+    for (uint32_t i = 0; i < 400000 && covered < kAutoAugmentSubPolicies; ++i) {
+      Philox rng(21, 2, 0, i);
+      const SampleOps ops = DrawAutoAugment(rng, policy, 29, 41);
+      const SubPolicy& sub = policy.sub_policies[static_cast<size_t>(ops.sub_policy)];
+      bool all = true;
+      for (size_t k = 0; k < 2; ++k) all = all && (sub[k].probability == 0.f || ops.ops[k].op != AugOp::kIdentity);
+      if (!all || seen[static_cast<size_t>(ops.sub_policy)]) continue;
+      seen[static_cast<size_t>(ops.sub_policy)] = true;
+      ++covered;
+      TensorListCPU cur = Step(in, OpChoice{});  // identity: a copy
+      for (size_t k = 0; k < 2; ++k) {
+        if (ops.ops[k].op == AugOp::kIdentity) continue;
+        TensorListCPU next = Step(cur, ops.ops[k]);
+        ExpectSameBytes(next, RunOp(Standalone(ops.ops[k], cur), Device::kCpu, cur),
+                        std::string(policy.name) + " sub-policy " + std::to_string(ops.sub_policy) + " step " +
+                            std::to_string(k) + " " + AugOpName(ops.ops[k].op));
+        cur = std::move(next);
+      }
+    }
+    EXPECT_EQ(covered, kAutoAugmentSubPolicies) << policy.name;
+  }
 }
 
 // The operator's output against the steps replayed from Philox(seed 1234, node, iteration 0, i).
@@ -87,8 +137,10 @@ TEST(PolicyOps, ReplayTheirDraws) {
                [](Philox& r, int64_t h, int64_t w) { return DrawRandAugment(r, 3, 12, 31, h, w); });
   ExpectReplay(Node("trivial_augment_wide", "ta"),
                [](Philox& r, int64_t h, int64_t w) { return DrawTrivialAugmentWide(r, 31, h, w); });
-  ExpectReplay(Node("auto_augment", "aa"),
-               [](Philox& r, int64_t h, int64_t w) { return DrawAutoAugmentImageNet(r, h, w); });
+  for (const AutoAugmentPolicy& policy : AutoAugmentPolicies()) {
+    ExpectReplay(Node("auto_augment", "aa_" + std::string(policy.name)).SetArg("policy", std::string(policy.name)),
+                 [&](Philox& r, int64_t h, int64_t w) { return DrawAutoAugment(r, policy, h, w); });
+  }
 }
 
 TEST(PolicyOpsGpu, MatchCpuBitExactly) {
@@ -100,9 +152,12 @@ TEST(PolicyOpsGpu, MatchCpuBitExactly) {
   shapes.push_back(Shape{0, 5, 3});
   const TensorListCPU in = RandomBatch(shapes, DType::kUInt8, "HWC");
   for (const std::string interp : {"nearest", "linear"}) {
-    for (const OpSpec& spec : {Node("rand_augment", "ra1").SetArg("n", 3).SetArg("m", 17),
-                               Node("rand_augment", "ra2"), Node("trivial_augment_wide", "ta"),
-                               Node("auto_augment", "aa")}) {
+    std::vector<OpSpec> specs = {Node("rand_augment", "ra1").SetArg("n", 3).SetArg("m", 17), Node("rand_augment", "ra2"),
+                                 Node("trivial_augment_wide", "ta")};
+    for (const std::string& policy : AutoAugmentPolicyNames()) {
+      specs.push_back(Node("auto_augment", "aa_" + policy).SetArg("policy", policy));
+    }
+    for (const OpSpec& spec : specs) {
       OpSpec s = spec;
       s.SetArg("interp_type", interp);
       ExpectSameBytes(RunOp(s, Device::kGpu, in), RunOp(s, Device::kCpu, in), spec.name() + " " + interp);
@@ -120,8 +175,9 @@ TEST(PolicyOps, Errors) {
               HasSubstr("op \"rand_augment\" (ra): argument \"n\": expected a value in [1, 8], got 9"));
   EXPECT_THAT(RunError(Node("trivial_augment_wide", "ta").SetArg("num_magnitude_bins", 0), rgb),
               HasSubstr("op \"trivial_augment_wide\" (ta): argument \"num_magnitude_bins\": expected a value >= 2, got 0"));
-  EXPECT_THAT(RunError(Node("auto_augment", "aa").SetArg("policy", std::string("cifar10")), rgb),
-              HasSubstr("cifar10"));
+  EXPECT_THAT(RunError(Node("auto_augment", "aa").SetArg("policy", std::string("cifar100")), rgb),
+              HasSubstr("op \"auto_augment\" (aa): argument \"policy\": expected one of image_net, cifar10, svhn, "
+                        "reduced_image_net, reduced_cifar10, got \"cifar100\""));
   EXPECT_THAT(RunError(Node("auto_augment", "aa").SetArg("fill_value", 300.f), rgb), HasSubstr("fill_value"));
   EXPECT_THAT(RunError(Node("auto_augment", "aa"), RandomBatch({Shape{4, 4, 3}}, DType::kFloat32, "HWC")),
               HasSubstr("op \"auto_augment\" (aa): input 0"));
