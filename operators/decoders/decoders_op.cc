@@ -22,6 +22,7 @@
 // their EXIF orientation (!= 1 with adjust_orientation) take the CPU path and are uploaded: no GPU
 // path rotates yet.
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/op/registry.h"
@@ -29,7 +30,7 @@
 #include "operators/decoders/decode_plan.h"
 #include "operators/decoders/gpu_decoder.h"
 #include "operators/decoders/image_check.h"
-#include "operators/readers/reader_op.h"
+#include "operators/readers/skip_on_error.h"
 
 namespace conveyor::ops {
 namespace {
@@ -121,17 +122,9 @@ class ImageDecoderOp : public Operator {
   // full with its labels aligned, so any other producer is refused.
   void ConnectInput(int input, const OpSpec& producer_spec, Operator* producer, int output) override {
     if (input != 0 || spec().Arg<std::string>("on_error") != "skip") return;
-    auto* reader = dynamic_cast<ReaderOp*>(producer);
-    if (reader == nullptr) {
-      throw InvalidArgument(spec().Describe() + ": argument \"on_error\": skip needs input \"" + spec().inputs()[0] +
-                            "\" straight from a reader (readers.file), which reads other files in place of skipped "
-                            "ones; it comes from " + producer_spec.Describe());
-    }
     const int64_t max_pixels = max_pixels_;  // the same limit as Setup's, so skip drops what it would refuse
-    skip_reader_ = reader;
-    reader->SkipSamplesFailing(
-        output, [max_pixels](const uint8_t* data, size_t size) { return CheckEncodedImage(data, size, max_pixels); },
-        spec().Describe());
+    skip_.Connect(spec(), input, producer_spec, producer, output,
+                  [max_pixels](const uint8_t* data, size_t size) { return CheckEncodedImage(data, size, max_pixels); });
   }
 
   OutputDescs Setup(const Workspace& ws) override {
@@ -207,21 +200,10 @@ class ImageDecoderOp : public Operator {
   }
 
   // on_error: skip for what only Setup's plan or the decode itself finds (damaged entropy data, a
-  // header the reader's check passed): the reader is told to skip the sample from now on and
-  // SampleRejected makes the executor redo the iteration, whose Setup replaces it
-  // (docs/executor.md, "Re-filling a batch"). Without skip the SampleError goes on as it is.
+  // header the reader's check passed): skip_on_error.h. Without skip the SampleError goes on as it is.
   template <typename F>
   auto Rejecting(const Workspace& ws, F&& f) -> decltype(f()) {
-    try {
-      return f();
-    } catch (const SampleError& e) {
-      if (skip_reader_ == nullptr) throw;
-      const SampleSource* source = ws.InputCpu(0).source(e.sample());
-      if (source == nullptr || source->index < 0) throw;
-      skip_reader_->RejectSample(source->index, e.reason());
-      throw SampleRejected(std::string(e.what()) +
-                           " (on_error: skip: the reader replaces it and the iteration is redone)");
-    }
+    return skip_.Guard(ws.InputCpu(0), std::forward<F>(f));
   }
 
   // Images per path and fallbacks, for tests and benchmarks (zeros before the first GPU run).
@@ -232,7 +214,7 @@ class ImageDecoderOp : public Operator {
   bool adjust_orientation_;
   int64_t max_pixels_;
   std::optional<RandomCropParams> crop_;
-  ReaderOp* skip_reader_ = nullptr;  // on_error: skip: the reader that replaces rejected samples
+  SkipOnError skip_;  // on_error: skip: the reader that replaces rejected samples
   std::unique_ptr<GpuDecoder> gpu_;
   std::vector<GpuDecodeSample> samples_;
   DecodePlan plan_;  // the current batch's, from Setup to Run

@@ -28,6 +28,16 @@ std::string ClipDecoder::FrameWhere(int64_t frame) const {
 }
 
 void ClipDecoder::Decode(const std::vector<int64_t>& frames, uint8_t* out) {
+  std::vector<uint8_t*> outs(frames.size());
+  for (size_t i = 0; i < frames.size(); ++i) outs[i] = out + static_cast<int64_t>(i) * frame_bytes();
+  Decode(frames, outs);
+}
+
+void ClipDecoder::Decode(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs) {
+  if (outs.size() != frames.size()) {
+    throw InvalidArgument(Quoted(index_->name) + ": " + std::to_string(frames.size()) + " frames asked with " +
+                          std::to_string(outs.size()) + " destinations");
+  }
   for (size_t i = 0; i < frames.size(); ++i) {
     if (frames[i] < 0 || frames[i] >= index_->frame_count() || (i > 0 && frames[i] <= frames[i - 1])) {
       throw InvalidArgument(Quoted(index_->name) + ": frame " + std::to_string(frames[i]) +
@@ -57,7 +67,7 @@ void ClipDecoder::Decode(const std::vector<int64_t>& frames, uint8_t* out) {
     } else {
       SeekTo(key);
     }
-    if (Run(frames, out, &problem) == Outcome::kDone) {
+    if (Run(frames, outs, &problem) == Outcome::kDone) {
       if (attempt > 0) start_earlier_ = true;
       positioned_ = true;
       last_frame_ = frames.back();
@@ -126,12 +136,13 @@ bool ClipDecoder::NextPacket(VideoPacket* packet) {
   }
 }
 
-ClipDecoder::Outcome ClipDecoder::Run(const std::vector<int64_t>& frames, uint8_t* out, std::string* problem) {
+ClipDecoder::Outcome ClipDecoder::Run(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs,
+                                      std::string* problem) {
   size_t next = 0;  // the position in `frames` of the frame wanted next
   stalled_ = 0;
   for (;;) {
     bool drained = false;
-    const Outcome taken = TakeFrames(frames, out, &next, &drained, problem);
+    const Outcome taken = TakeFrames(frames, outs, &next, &drained, problem);
     if (taken != Outcome::kNeedInput) return taken;
     // The decoder has nothing more: the stream ended before the wanted frame, or it wants input.
     if (drained || stream_ended_) {
@@ -147,8 +158,8 @@ ClipDecoder::Outcome ClipDecoder::Run(const std::vector<int64_t>& frames, uint8_
 }
 
 // Receives every frame the decoder has ready (presentation order), writing the wanted ones.
-ClipDecoder::Outcome ClipDecoder::TakeFrames(const std::vector<int64_t>& frames, uint8_t* out, size_t* next,
-                                             bool* drained, std::string* problem) {
+ClipDecoder::Outcome ClipDecoder::TakeFrames(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs,
+                                             size_t* next, bool* drained, std::string* problem) {
   DecodedFrame frame;
   std::string error;
   for (;;) {
@@ -194,7 +205,7 @@ ClipDecoder::Outcome ClipDecoder::TakeFrames(const std::vector<int64_t>& frames,
                             "x" + std::to_string(index_->info.height) +
                             " (resolution changes within a stream are not supported)");
     }
-    decoder_->Output(out + static_cast<int64_t>(*next) * frame_bytes());
+    decoder_->Output(outs[*next]);
     ++stats_.frames_output;
     if (++*next == frames.size()) return Outcome::kDone;
   }

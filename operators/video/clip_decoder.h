@@ -15,7 +15,7 @@
 //     pts < wanted      → dropped (decoded only as a reference)
 //     pts == wanted     → damaged? → start again from the keyframe before K (up to
 //                          limits.keyframe_retries times: a non-IDR keyframe's broken references)
-//                        else Output(dst + i * frame_bytes), next wanted
+//                        else Output(destination of frame i), next wanted
 //     pts > wanted      → the wanted frame never came out: as damaged
 //   once a clip of the file needed an earlier keyframe, later seeks start one keyframe earlier
 //   (H.264 open GOPs: libavcodec refuses the frame-number gap their leading pictures leave)
@@ -68,6 +68,8 @@ class ClipDecoder {
   // `out`: frame i at out + i * frame_bytes(). Throws InvalidArgument (see above); the decoder is
   // reset by the next call after a failure.
   void Decode(const std::vector<int64_t>& frames, uint8_t* out);
+  // The same, frame i written to outs[i] (decoders.video places frames where padding wants them).
+  void Decode(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs);
 
   int64_t frame_bytes() const { return static_cast<int64_t>(index_->info.width) * index_->info.height * 3; }
   const ClipIndex& index() const { return *index_; }
@@ -78,9 +80,9 @@ class ClipDecoder {
   enum class Outcome { kDone, kBroken, kNeedInput };
   void SeekTo(int64_t keyframe);
   // One attempt from where the decoder stands: kDone or kBroken (why in `problem`).
-  Outcome Run(const std::vector<int64_t>& frames, uint8_t* out, std::string* problem);
-  Outcome TakeFrames(const std::vector<int64_t>& frames, uint8_t* out, size_t* next, bool* drained,
-                     std::string* problem);
+  Outcome Run(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs, std::string* problem);
+  Outcome TakeFrames(const std::vector<int64_t>& frames, const std::vector<uint8_t*>& outs, size_t* next,
+                     bool* drained, std::string* problem);
   void SendNextPacket(int64_t want);
   bool NextPacket(VideoPacket* packet);
   std::string FrameWhere(int64_t frame) const;

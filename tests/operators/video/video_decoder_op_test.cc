@@ -1,83 +1,17 @@
 // decoders.video (CPU backend) through OpHarness: encoded clips fed as bytes, every frame number
 // read back, start_frame / stride / sequence_length, a batch mixing codecs, containers and sizes,
-// and each error with its exact message.
+// and each error about the bytes with its exact message (end_frame, pad_mode and the arguments'
+// errors: video_decoder_args_test; on_error: video_decoder_skip_test).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <map>
 #include <string>
 #include <vector>
 
-#include "core/error.h"
-#include "core/op/harness.h"
-#include "tests/operators/video/video_fixture.h"
+#include "tests/operators/video/video_decoder_fixture.h"
 
 namespace conveyor::testing {
 namespace {
-
-struct Clip {
-  std::string codec, container;
-  int width = 64, height = 64, frames = 20, b_frames = 0, first = 0;
-};
-
-// The encoded bytes of `c` (written once per spec into TEST_TMPDIR), or empty when this FFmpeg
-// has no encoder for its codec.
-const std::vector<uint8_t>& Encoded(const Clip& c) {
-  static std::map<std::string, std::vector<uint8_t>> cache;
-  const std::string key = c.codec + "." + c.container + "_" + std::to_string(c.width) + "x" +
-                          std::to_string(c.height) + "_" + std::to_string(c.frames) + "_" +
-                          std::to_string(c.b_frames) + "_" + std::to_string(c.first);
-  auto it = cache.find(key);
-  if (it != cache.end()) return it->second;
-  static const std::string dir = FreshTempDir("video_decoder");
-  testvideos::TestVideoOptions o;
-  o.codec = c.codec;
-  o.container = c.container;
-  o.width = c.width;
-  o.height = c.height;
-  o.frames = c.frames;
-  o.gop = 8;
-  o.b_frames = c.b_frames;
-  o.first_frame = c.first;
-  const std::string path = dir + "/" + key + "." + c.container;
-  std::vector<uint8_t> bytes;
-  if (MakeVideo(path, o)) bytes = ReadBytes(path);
-  return cache.emplace(key, std::move(bytes)).first->second;
-}
-
-TensorListCPU Batch(const std::vector<std::vector<uint8_t>>& files) {
-  std::vector<Shape> shapes;
-  for (const auto& f : files) shapes.push_back(Shape{static_cast<int64_t>(f.size())});
-  return MakeBatch<uint8_t>(shapes, files);
-}
-
-OpSpec Decoder() { return OpSpec("decoders.video", "dec").AddInput("encoded").AddOutput("video"); }
-
-std::vector<int> FramesOf(const TensorListCPU& video, int i) {
-  const Shape s = video.shape(i);
-  return ReadFrameNumbers(static_cast<const uint8_t*>(video.raw_sample(i)), s[0], static_cast<int>(s[2]),
-                          static_cast<int>(s[1]));
-}
-
-std::vector<int> Range(int first, int count, int stride = 1) {
-  std::vector<int> out;
-  for (int k = 0; k < count; ++k) out.push_back(first + k * stride);
-  return out;
-}
-
-// The message of the error decoding `files` with `spec` throws, or "" when none.
-std::string ErrorOf(OpSpec spec, const std::vector<std::vector<uint8_t>>& files) {
-  try {
-    OpHarness h(std::move(spec), Device::kCpu, static_cast<int>(files.size()));
-    h.SetInput(0, Batch(files));
-    h.Run();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-const Clip kH264{"h264", "mp4", 64, 64, 20, 2, 100};
 
 TEST(VideoDecoder, EveryFrameOfEveryCodecInPresentationOrder) {
   for (const Clip& c : {kH264, Clip{"hevc", "mkv", 64, 64, 17, 2, 200}, Clip{"vp9", "webm", 64, 64, 13, 0, 300},
@@ -176,13 +110,11 @@ TEST(VideoDecoder, OverTheOutputLimit) {
 }
 
 TEST(VideoDecoder, StartFrameBeyondTheEnd) {
-  EXPECT_EQ(ErrorOf(Decoder().SetArg("start_frame", int64_t{20}), {Encoded(kH264)}),
-            "op \"decoders.video\" (dec): sample 0 of 1: start_frame 20 is beyond the end: the video has 20 frames");
-  EXPECT_EQ(ErrorOf(Decoder().SetArg("start_frame", int64_t{15}).SetArg("sequence_length", int64_t{3})
-                        .SetArg("stride", int64_t{3}),
-                    {Encoded(kH264)}),
-            "op \"decoders.video\" (dec): sample 0 of 1: sequence_length 3 at stride 3 from frame 15 needs frame 21: the "
-            "video has 20 frames");
+  for (const std::string pad : {"none", "constant", "edge", "reflect_101"}) {  // padding never starts a sample
+    EXPECT_EQ(ErrorOf(Decoder().SetArg("start_frame", int64_t{20}).SetArg("pad_mode", pad), {Encoded(kH264)}),
+              "op \"decoders.video\" (dec): sample 0 of 1: start_frame 20 is beyond the end: the video has 20 frames")
+        << pad;
+  }
 }
 
 TEST(VideoDecoder, NotOneDimensional) {
