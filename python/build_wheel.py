@@ -1,13 +1,20 @@
 """Builds dist/conveyor-<version>-py3-none-linux_x86_64.whl with the standard library only.
 
     python3 python/build_wheel.py --lib bazel-bin/core/capi/libconveyor_c.so [--out dist]
-    (tools/build_wheel.sh builds the library first and calls this)
+        [--plugin bazel-bin/operators/video/libconveyor_video.so]
+    (tools/build_wheel.sh builds the library and the video plugin first and calls this)
 
 The wheel holds the conveyor package, libconveyor_c.so and every shared library it needs that is
 not part of the C/C++ runtime every Linux has (glibc, libstdc++, libgcc_s): TBB, yaml-cpp,
 libjpeg-turbo, libpng, zlib, ... as `ldd` resolves them here. They sit beside libconveyor_c.so,
 whose DT_RPATH is $ORIGIN (core/capi/BUILD), so the installed package needs no LD_LIBRARY_PATH.
 The package is pure ctypes, so one wheel serves every CPython 3 (tag py3-none-linux_x86_64).
+
+--plugin packs an on-demand plugin (libconveyor_video.so: readers.video, decoders.video) beside
+libconveyor_c.so, where the loader looks for it (core/op/plugin.h), WITHOUT its own libraries:
+FFmpeg's ~160 MB stay the system's (Debian: libavformat59 libavcodec59 libswscale6). Where they are
+missing, a pipeline naming a video operator fails saying which packages to install; nothing else
+needs them.
 """
 import argparse
 import base64
@@ -62,7 +69,7 @@ def strip(data, name, tmp):
     return data
 
 
-def build(lib, out_dir):
+def build(lib, out_dir, plugins=()):
     ver = version()
     files = []  # (name in the wheel, bytes, executable)
     package = os.path.join(HERE, "conveyor")
@@ -74,6 +81,10 @@ def build(lib, out_dir):
     for soname, path in [("libconveyor_c.so", lib)] + needed_libraries(lib):
         with open(path, "rb") as f:  # follows symlinks: the file under its soname
             files.append(("conveyor/" + soname, strip(f.read(), soname, out_dir)))
+    for plugin in plugins:  # its own dependencies are the system's (the docstring)
+        name = os.path.basename(plugin)
+        with open(plugin, "rb") as f:
+            files.append(("conveyor/" + name, strip(f.read(), name, out_dir)))
 
     dist_info = "conveyor-%s.dist-info" % ver
     metadata = ("Metadata-Version: 2.1\nName: conveyor\nVersion: %s\n"
@@ -100,11 +111,17 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lib", required=True, help="libconveyor_c.so to package")
     parser.add_argument("--out", default="dist", help="output folder (default: dist)")
+    parser.add_argument("--plugin", action="append", default=[],
+                        help="an on-demand plugin packed beside libconveyor_c.so, without its own libraries")
     args = parser.parse_args(argv)
     if not os.path.isfile(args.lib):
         raise SystemExit("build_wheel: expected libconveyor_c.so at %s, found nothing there (bazel build "
                          "//core/capi:libconveyor_c.so)" % args.lib)
-    path = build(args.lib, args.out)
+    for plugin in args.plugin:
+        if not os.path.isfile(plugin) or not os.path.basename(plugin).endswith(".so"):
+            raise SystemExit("build_wheel: --plugin: expected a plugin .so file, found nothing at %s (bazel build "
+                             "//operators/video:libconveyor_video.so)" % plugin)
+    path = build(args.lib, args.out, args.plugin)
     with zipfile.ZipFile(path) as whl:
         libs = [n for n in whl.namelist() if ".so" in n]
     print("%s (%.1f MiB): %s" % (path, os.path.getsize(path) / 2**20, ", ".join(os.path.basename(n) for n in libs)))
