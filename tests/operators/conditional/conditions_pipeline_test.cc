@@ -118,20 +118,22 @@ TEST(Conditions, ProbabilityZeroPassesEverySampleAndOneComputesEvery) {
   }
 }
 
+// 50 x 60 lies outside VaryingImages' sizes (8-40 x 8-48): no input is already its own resize
+// (an input of the target size would come out unchanged and look unselected).
 TEST(Conditions, UnselectedSamplesKeepTheirShapeUnderResize) {
   Pipeline p = Pipeline::FromYaml(Prelude() +
-                                  "  - {op: resize, name: rs, inputs: [x], args: {size: [20, 28]}, probability: 0.5,"
+                                  "  - {op: resize, name: rs, inputs: [x], args: {size: [50, 60]}, probability: 0.5,"
                                   " outputs: [r]}\n"
                                   "outputs: [r]\n");
   const OpSpec resize =
-      OpSpec("resize", "rs").AddInput("x").AddOutput("r").SetArg("size", std::vector<double>{20, 28});
+      OpSpec("resize", "rs").AddInput("x").AddOutput("r").SetArg("size", std::vector<double>{50, 60});
   int resized = 0;
   RunIterations(p, 3, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
     const std::vector<int> coin = ConditionCoin("rs", 0.5, kSeed, k, kBatch);
     const TensorListCPU got = Host(out, 0);
     resized += ExpectSelected(got, x, RunAlone(resize, x, kSeed, k), coin, "iteration " + std::to_string(k));
     for (int s = 0; s < kBatch; ++s) {
-      EXPECT_EQ(got.shape(s), coin[static_cast<size_t>(s)] ? Shape({20, 28, 3}) : x.shape(s)) << "sample " << s;
+      EXPECT_EQ(got.shape(s), coin[static_cast<size_t>(s)] ? Shape({50, 60, 3}) : x.shape(s)) << "sample " << s;
     }
   });
   EXPECT_GT(resized, 0);
