@@ -1,6 +1,9 @@
 #include "core/op/registry.h"
 
+#include <algorithm>
+
 #include "core/error.h"
+#include "core/op/plugin.h"
 #include "core/util/strings.h"
 
 namespace conveyor {
@@ -82,6 +85,16 @@ std::vector<std::string> OpRegistry::Names() const {
   return names;
 }
 
-std::string OpRegistry::Suggest(std::string_view name) const { return DidYouMean(name, Names()); }
+// The registered names and those the on-demand plugins would bring (readers.video before its
+// plugin is loaded): a typo of one of those gets it suggested too.
+std::string OpRegistry::Suggest(std::string_view name) const {
+  std::vector<std::string> names = Names();
+  for (const OnDemandPlugin& plugin : OnDemandPlugins()) {
+    for (const std::string& op : plugin.operators) {
+      if (std::find(names.begin(), names.end(), op) == names.end()) names.push_back(op);
+    }
+  }
+  return DidYouMean(name, names);
+}
 
 }  // namespace conveyor

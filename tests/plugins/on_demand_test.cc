@@ -92,6 +92,15 @@ TEST(OnDemand, ShippedTableNamesTheVideoPlugin) {
   EXPECT_THAT(plugins[0].needs, HasSubstr("apt-get install libavformat59 libavcodec59 libswscale6"));
 }
 
+// A typo of an on-demand operator is answered with its name before its plugin is loaded (this
+// binary never loads the video plugin into the global registry unless a test below does; the name
+// comes from the table either way).
+TEST(OnDemand, TyposOfOnDemandOperatorsAreSuggestedThem) {
+  EXPECT_EQ(OpRegistry::Global().Suggest("readers.vidoe"), "; did you mean \"readers.video\"?");
+  EXPECT_EQ(OpRegistry::Global().Suggest("decoder.video"), "; did you mean \"decoders.video\"?");
+  EXPECT_EQ(OpRegistry::Global().Suggest("completely_unrelated_name"), "");
+}
+
 TEST(OnDemand, LoadsTheFirstCopyThatLoads) {
   // Folder 1 has none, folder 2 a damaged copy, folder 3 the real plugin.
   const std::string empty = FreshDir("empty"), damaged = FreshDir("damaged");
