@@ -24,6 +24,7 @@
 #include <string>
 
 #include "core/pipeline/spec.h"
+#include "core/pipeline/yaml_env.h"  // SubstituteEnv, part of the loader's interface
 
 namespace conveyor {
 
@@ -36,8 +37,5 @@ PipelineSpec LoadPipelineFile(const std::string& path);
 PipelineSpec ParsePipelineYaml(const std::string& text, const std::string& display_name = "<string>",
                                const std::string& base_dir = "");
 
-// `${VAR}` / `${VAR:-default}` substitution on one scalar; throws ConfigError (prefixed by
-// `where`) for an unset variable without default or an unterminated `${`.
-std::string SubstituteEnv(const std::string& text, const std::string& where);
 
 }  // namespace conveyor
