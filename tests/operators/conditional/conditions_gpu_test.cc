@@ -11,7 +11,7 @@
 namespace conveyor {
 namespace {
 
-using testing::Host;
+using testing::OutputOnHost;
 
 constexpr int kBatch = 8;
 constexpr int kIterations = 24;
@@ -69,11 +69,12 @@ TEST(ConditionsGpu, CapturedPipelineEqualsTheCpuPipeline) {
     PipelineOutputs want = cpu.Outputs(), got = gpu.Outputs();
     ASSERT_TRUE(got.IsGpu(0));
     for (int i = 0; i < 4; ++i) {
-      EXPECT_EQ(testing::CompareExact(Host(got, i), Host(want, i)), "") << "iteration " << k << " output " << i;
+      EXPECT_EQ(testing::CompareExact(OutputOnHost(got, i), OutputOnHost(want, i)), "")
+          << "iteration " << k << " output " << i;
     }
     // The GPU flip's choices are the seed's coin.
     const TensorListCPU& x = fed[static_cast<size_t>(k)];
-    flipped += testing::ExpectSelected(Host(got, 0), x, testing::RunAlone(vflip, x, kSeed, k),
+    flipped += testing::ExpectSelected(OutputOnHost(got, 0), x, testing::RunAlone(vflip, x, kSeed, k),
                                        testing::ConditionCoin("fl", 0.5, kSeed, k, kBatch),
                                        "iteration " + std::to_string(k));
     want.Release();

@@ -14,7 +14,7 @@ namespace {
 
 using testing::ConditionCoin;
 using testing::ExpectSelected;
-using testing::Host;
+using testing::OutputOnHost;
 using testing::RunAlone;
 
 constexpr int kBatch = 16;
@@ -54,7 +54,8 @@ TEST(Conditions, ProbabilityPicksResultOrInputByTheReproducibleCoin) {
   int selected = 0, total = 0;
   RunIterations(p, 4, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
     const std::vector<int> coin = ConditionCoin("fl", 0.5, kSeed, k, kBatch);
-    selected += ExpectSelected(Host(out, 0), x, RunAlone(kFlip, x, kSeed, k), coin, "iteration " + std::to_string(k));
+    selected +=
+        ExpectSelected(OutputOnHost(out, 0), x, RunAlone(kFlip, x, kSeed, k), coin, "iteration " + std::to_string(k));
     total += kBatch;
   });
   // 64 fair coins: both outcomes occur (all alike has probability 2^-63).
@@ -68,10 +69,10 @@ TEST(Conditions, EnableFromACoinFlipNode) {
                                   "  - {op: flip, name: fl, inputs: [x], enable: $c, outputs: [f]}\n"
                                   "outputs: [f, c]\n");
   RunIterations(p, 3, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
-    const TensorListCPU c = Host(out, 1);
+    const TensorListCPU c = OutputOnHost(out, 1);
     std::vector<int> mask;
     for (int s = 0; s < kBatch; ++s) mask.push_back(testing::At<int32_t>(c, s, 0));
-    ExpectSelected(Host(out, 0), x, RunAlone(kFlip, x, kSeed, k), mask, "iteration " + std::to_string(k));
+    ExpectSelected(OutputOnHost(out, 0), x, RunAlone(kFlip, x, kSeed, k), mask, "iteration " + std::to_string(k));
   });
 }
 
@@ -99,7 +100,7 @@ TEST(Conditions, EnableFromFedDataOfEveryMaskDtype) {
     }
     const OpSpec vflip = OpSpec("flip", "fl").AddInput("x").AddOutput("f").SetArg("vertical", int64_t{1});
     RunIterations(p, 3, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
-      ExpectSelected(Host(out, 0), x, RunAlone(vflip, x, kSeed, k), masks[static_cast<size_t>(k)],
+      ExpectSelected(OutputOnHost(out, 0), x, RunAlone(vflip, x, kSeed, k), masks[static_cast<size_t>(k)],
                      "iteration " + std::to_string(k));
     });
   }
@@ -112,7 +113,7 @@ TEST(Conditions, ProbabilityZeroPassesEverySampleAndOneComputesEvery) {
                                     ", outputs: [f]}\noutputs: [f]\n");
     const int want = std::string(p_text) == "1" ? 1 : 0;
     RunIterations(p, 2, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
-      ExpectSelected(Host(out, 0), x, RunAlone(kFlip, x, kSeed, k), std::vector<int>(kBatch, want),
+      ExpectSelected(OutputOnHost(out, 0), x, RunAlone(kFlip, x, kSeed, k), std::vector<int>(kBatch, want),
                      "iteration " + std::to_string(k));
     });
   }
@@ -130,7 +131,7 @@ TEST(Conditions, UnselectedSamplesKeepTheirShapeUnderResize) {
   int resized = 0;
   RunIterations(p, 3, [&](int k, const PipelineOutputs& out, const TensorListCPU& x) {
     const std::vector<int> coin = ConditionCoin("rs", 0.5, kSeed, k, kBatch);
-    const TensorListCPU got = Host(out, 0);
+    const TensorListCPU got = OutputOnHost(out, 0);
     resized += ExpectSelected(got, x, RunAlone(resize, x, kSeed, k), coin, "iteration " + std::to_string(k));
     for (int s = 0; s < kBatch; ++s) {
       EXPECT_EQ(got.shape(s), coin[static_cast<size_t>(s)] ? Shape({50, 60, 3}) : x.shape(s)) << "sample " << s;
@@ -158,7 +159,7 @@ TEST(Conditions, ResumedRunDrawsTheSameCoins) {
   for (int k = 0; k < 4; ++k) {
     if (k == 2) checkpoint = first.Checkpoint();
     PipelineOutputs out = first.Outputs();
-    want.push_back(Host(out, 0));
+    want.push_back(OutputOnHost(out, 0));
   }
   Pipeline resumed = Pipeline::FromYaml(yaml);
   resumed.ResumeFrom(checkpoint);
@@ -167,7 +168,7 @@ TEST(Conditions, ResumedRunDrawsTheSameCoins) {
   resumed.Build();
   for (int k = 2; k < 4; ++k) {
     PipelineOutputs out = resumed.Outputs();
-    EXPECT_EQ(testing::CompareExact(Host(out, 0), want[static_cast<size_t>(k)]), "") << "iteration " << k;
+    EXPECT_EQ(testing::CompareExact(OutputOnHost(out, 0), want[static_cast<size_t>(k)]), "") << "iteration " << k;
   }
 }
 

@@ -9,24 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/stream.h"
 #include "core/op/harness.h"
 #include "core/pipeline/conditions.h"
 #include "core/pipeline/pipeline.h"
-#include "core/tensor/copy.h"
 #include "tests/operators/resize/image_test_util.h"
+#include "tests/util/pipeline_outputs.h"
 
 namespace conveyor::testing {
-
-// Output i of a popped iteration on the host.
-inline TensorListCPU Host(const PipelineOutputs& out, int i) {
-  if (!out.IsGpu(i)) return out.Cpu(i);
-  cuda::Stream stream = cuda::Stream::Create();
-  TensorListCPU host;
-  CopyAsync(host, out.Gpu(i), stream.view());
-  stream.Synchronize();
-  return host;
-}
 
 // Whether sample i of `a` and sample j of `b` have one shape, one dtype and the same bytes.
 inline bool SameSample(const TensorListCPU& a, int i, const TensorListCPU& b, int j) {

@@ -11,7 +11,7 @@
 #include "core/tensor/copy.h"
 #include "tests/conformance/conformance.h"
 #include "tests/operators/filters/filter_testing.h"
-#include "tests/operators/resize/capture_compare.h"  // OutputOnHost
+#include "tests/util/pipeline_outputs.h"
 
 namespace conveyor::testing {
 namespace {

@@ -9,22 +9,11 @@
 #include <functional>
 #include <string>
 
-#include "core/cuda/stream.h"
 #include "core/pipeline/pipeline.h"
-#include "core/tensor/copy.h"
 #include "tests/operators/resize/image_test_util.h"  // CompareExact
+#include "tests/util/pipeline_outputs.h"
 
 namespace conveyor::testing {
-
-// Output i of `out` on the host (copied where it is on the GPU).
-inline TensorListCPU OutputOnHost(const PipelineOutputs& out, int i) {
-  if (!out.IsGpu(i)) return out.Cpu(i);
-  cuda::Stream stream = cuda::Stream::Create();
-  TensorListCPU host;
-  CopyAsync(host, out.Gpu(i), stream.view());
-  stream.Synchronize();
-  return host;
-}
 
 struct CaptureCompareCase {
   // The YAML for a device ("cpu" / "gpu") and graph_capture; its external_source is named `input`.

@@ -28,6 +28,7 @@
 #include "operators/decoders/gpu_decoder.h"
 #include "tests/operators/decoders/gpu/gpu_cpu_compare.h"
 #include "tests/util/gpu_test.h"
+#include "tests/util/pipeline_outputs.h"
 #include "tools/testimages/format_images.h"
 
 namespace conveyor::ops {
@@ -315,15 +316,6 @@ std::string PipelineYaml(const std::string& root, const std::string& device, con
          "outputs: [images, crops]\n";
 }
 
-TensorListCPU Host(const PipelineOutputs& out, int i) {
-  if (!out.IsGpu(i)) return out.Cpu(i);
-  cuda::Stream stream = cuda::Stream::Create();
-  TensorListCPU host;
-  CopyAsync(host, out.Gpu(i), stream.view());
-  stream.Synchronize();
-  return host;
-}
-
 TEST(Jpeg2000Gpu, DecodersOnTheGpuEqualTheCpuPipeline) {
   CONVEYOR_REQUIRE_GPU();
   std::vector<J2k> files;
@@ -340,7 +332,7 @@ TEST(Jpeg2000Gpu, DecodersOnTheGpuEqualTheCpuPipeline) {
         GTEST_SKIP() << "nvJPEG2000 unavailable here: " << ProcessGpuDecoderCounters().nvjpeg2k_unavailable_reason;
       }
       for (const char* name : {"images", "crops"}) {
-        const TensorListCPU want = Host(a, a.Index(name)), got = Host(b, b.Index(name));
+        const TensorListCPU want = testing::OutputOnHost(a, a.Index(name)), got = testing::OutputOnHost(b, b.Index(name));
         ASSERT_EQ(got.shapes(), want.shapes()) << color << " " << name << " iteration " << k;
         for (int i = 0; i < want.num_samples(); ++i) {
           const std::string file = want.source(i) != nullptr ? want.source(i)->file : "";
