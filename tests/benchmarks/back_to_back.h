@@ -1,4 +1,11 @@
-// Back-to-back timing for the kernel benchmarks (pointwise_bench, geometry_bench): K launches
+// Timing for the kernel benchmarks (pointwise_bench, geometry_bench, augment_bench).
+//
+// TimeAgainstCopy: one launch between two events per benchmark iteration (median), a
+// device-to-device copy of `copy_bytes` 30 times (median), then the back-to-back figures below.
+// Counters: kernel_ms, eff_GBps (on the benchmark's minimal bytes: read + written once), copy_ms,
+// copy_GBps (2 x copy_bytes), ratio_to_copy = copy_ms / kernel_ms; the device's name as the label.
+//
+// Back-to-back: K launches
 // enqueued one after another between two events, as a captured graph replays them, so the time
 // per launch is the GPU's (kernel + the gap between consecutive kernels), without the host's
 // launch latency that a single launch timed between two events also counts (the start event
@@ -14,6 +21,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/cuda/device.h"
 #include "core/cuda/event.h"
 #include "core/cuda/stream.h"
 
@@ -40,6 +48,39 @@ inline void ReportBackToBack(benchmark::State& state, cuda::StreamView stream, c
   state.counters["b2b_eff_GBps"] = min_bytes / (kernel_ms * 1e-3) / 1e9;
   state.counters["b2b_copy_ms"] = copy_ms;
   state.counters["b2b_ratio_to_copy"] = copy_ms / kernel_ms;
+}
+
+inline double MedianMs(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+inline void TimeAgainstCopy(benchmark::State& state, cuda::StreamView stream, const std::function<void()>& launch,
+                            const std::function<void()>& copy, size_t copy_bytes, double min_bytes) {
+  cuda::Event start = cuda::Event::Create(true), stop = cuda::Event::Create(true);
+  auto time = [&](const std::function<void()>& f) {
+    start.Record(stream);
+    f();
+    stop.Record(stream);
+    stop.Synchronize();
+    return cuda::Event::ElapsedMs(start, stop);
+  };
+  for (int i = 0; i < 3; ++i) time(launch), time(copy);  // warm-up
+  std::vector<double> kernel, copies;
+  for (auto _ : state) {
+    const double ms = time(launch);
+    kernel.push_back(ms);
+    state.SetIterationTime(ms / 1e3);
+  }
+  for (int i = 0; i < 30; ++i) copies.push_back(time(copy));
+  const double kernel_ms = MedianMs(kernel), copy_ms = MedianMs(copies);
+  state.counters["kernel_ms"] = kernel_ms;
+  state.counters["eff_GBps"] = min_bytes / (kernel_ms * 1e-3) / 1e9;
+  state.counters["copy_ms"] = copy_ms;
+  state.counters["copy_GBps"] = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e-3) / 1e9;
+  state.counters["ratio_to_copy"] = copy_ms / kernel_ms;
+  ReportBackToBack(state, stream, launch, copy, min_bytes);
+  state.SetLabel(cuda::DeviceName(cuda::CurrentDevice()));
 }
 
 }  // namespace conveyor::bench

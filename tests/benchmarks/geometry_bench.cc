@@ -75,39 +75,12 @@ struct Setup {
 
 void TimeLoop(benchmark::State& state, Setup& s, const std::function<void()>& launch, double min_bytes) {
   const cuda::StreamView stream = s.stream.view();
-  cuda::Event start = cuda::Event::Create(true), stop = cuda::Event::Create(true);
-  auto time = [&](const std::function<void()>& f) {
-    start.Record(stream);
-    f();
-    stop.Record(stream);
-    stop.Synchronize();
-    return cuda::Event::ElapsedMs(start, stop);
-  };
   const size_t copy_bytes = s.copy_src.size();
   auto copy = [&] {
     CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(s.copy_dst.device_ptr(), s.copy_src.device_ptr(), copy_bytes,
                                         cudaMemcpyDeviceToDevice, stream.get()));
   };
-  for (int i = 0; i < 3; ++i) time(launch), time(copy);  // warm-up
-  std::vector<double> kernel, copies;
-  for (auto _ : state) {
-    const double ms = time(launch);
-    kernel.push_back(ms);
-    state.SetIterationTime(ms / 1e3);
-  }
-  for (int i = 0; i < 30; ++i) copies.push_back(time(copy));
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  const double kernel_ms = median(kernel), copy_ms = median(copies);
-  state.counters["kernel_ms"] = kernel_ms;
-  state.counters["eff_GBps"] = min_bytes / (kernel_ms * 1e-3) / 1e9;
-  state.counters["copy_ms"] = copy_ms;
-  state.counters["copy_GBps"] = 2.0 * static_cast<double>(copy_bytes) / (copy_ms * 1e-3) / 1e9;
-  state.counters["ratio_to_copy"] = copy_ms / kernel_ms;
-  bench::ReportBackToBack(state, stream, launch, copy, min_bytes);
-  state.SetLabel(cuda::DeviceName(cuda::CurrentDevice()));
+  bench::TimeAgainstCopy(state, stream, launch, copy, copy_bytes, min_bytes);
 }
 
 bool NoGpu(benchmark::State& state) {
