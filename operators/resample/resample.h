@@ -13,6 +13,10 @@
 // |           | the kernels' tiles run over frames x tiles of a frame)                        |
 // | order     | horizontal pass into float, then vertical pass over those floats, taps in     |
 // |           | increasing index order (the CPU reference and the kernel alike)               |
+// | crop      | axis origin (resample_math.h): the output is a crop of a larger resampling of  |
+// |           | the window, starting at that output index (resize_crop_mirror)                 |
+// | mirror    | bit 0: output columns reversed, bit 1: output rows reversed (the values are    |
+// |           | computed as without it; only where they are written changes)                  |
 // | GPU       | linear and nearest without antialiasing: one launch (TwoTapKernel,            |
 // |           | resample_two_tap_gpu.cu); otherwise two (tiled two-pass ResampleKernel:       |
 // |           | 3-channel samples, the rest; resample_gpu.cu); descriptors in device memory;  |
@@ -46,7 +50,19 @@ struct ResampleDesc {
   // Frames of the sample (FHWC), each in_rows x in_row_stride elements in and out_h x out_w x
   // channels out, all with the window and taps above. 1 for an image; 0 for an empty clip.
   int frames = 1;
+  int mirror = 0;  // kMirrorX | kMirrorY: where output pixels are written (OutPixel)
 };
+
+inline constexpr int kMirrorX = 1, kMirrorY = 2;  // DALI's mirror bits: 1 horizontal, 2 vertical
+
+// The element offset / channels of output pixel (oy, ox) in the sample's output: mirrored axes
+// reversed. Shared by the CPU reference and the kernels.
+CONVEYOR_HD int64_t OutPixel(int mirror, int out_h, int out_w, int oy, int ox) {
+  const int y = (mirror & kMirrorY) ? out_h - 1 - oy : oy;
+  const int x = (mirror & kMirrorX) ? out_w - 1 - ox : ox;
+  return static_cast<int64_t>(y) * out_w + x;
+}
+CONVEYOR_HD int64_t OutPixel(const ResampleDesc& d, int oy, int ox) { return OutPixel(d.mirror, d.out_h, d.out_w, oy, ox); }
 
 // The descriptor of one sample: the window [y0, y0 + win_h) x [x0, x0 + win_w) of the HWC image
 // `in` (shape `in_shape`) resampled into `out` of shape (out_h, out_w, channels); all extents >= 1.
@@ -55,6 +71,15 @@ struct ResampleDesc {
 ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0, int64_t x0, int64_t win_h,
                               int64_t win_w, void* out, const Shape& out_shape, resample::Filter filter,
                               bool antialias, int64_t frames = 1);
+
+// A crop of a resize, mirrored: the image `in` (shape `in_shape`, HWC) resampled as a whole to
+// resized_h x resized_w, of which the out_h x out_w window at (crop_y, crop_x) is computed into
+// `out` (shape `out_shape`), its axes reversed as `mirror` says (kMirrorX | kMirrorY). Equal, bit
+// for bit, to resizing with MakeResampleDesc and then cropping and flipping: same scale, same
+// centres, same taps. The window must lie inside the resized image (the caller checks).
+ResampleDesc MakeResizeCropDesc(const void* in, const Shape& in_shape, int64_t resized_h, int64_t resized_w,
+                                int64_t crop_y, int64_t crop_x, void* out, const Shape& out_shape,
+                                resample::Filter filter, bool antialias, int mirror, int64_t frames = 1);
 
 // `interp_type` names: nearest | linear | cubic, and DALI's INTERP_NN | INTERP_LINEAR | INTERP_CUBIC.
 inline const std::vector<std::string>& InterpTypeNames() {

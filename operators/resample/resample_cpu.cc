@@ -62,7 +62,7 @@ void Run(const ResampleDesc& d, Filter filter) {
         for (int j = t.lo; j < t.lo + t.count; ++j) {
           acc = FAdd(acc, FMul(Weight(filter, d.axis_y, t, j), tmp[(static_cast<size_t>(j) * d.out_w + ox) * c + ch]));
         }
-        Out* o = out + (static_cast<int64_t>(oy) * d.out_w + ox) * c + ch;
+        Out* o = out + OutPixel(d, oy, ox) * c + ch;
         if constexpr (sizeof(Out) == 1) {
           *o = resample::ToUint8(acc);
         } else {
@@ -95,6 +95,25 @@ ResampleDesc MakeResampleDesc(const void* in, const Shape& in_shape, int64_t y0,
   } else {
     d.out_h = d.out_w = 0;  // nothing to read or write
   }
+  return d;
+}
+
+ResampleDesc MakeResizeCropDesc(const void* in, const Shape& in_shape, int64_t resized_h, int64_t resized_w,
+                                int64_t crop_y, int64_t crop_x, void* out, const Shape& out_shape, Filter filter,
+                                bool antialias, int mirror, int64_t frames) {
+  // The whole image is the window; the scale is the full resize's, and the crop is where its
+  // outputs start (Axis::origin).
+  ResampleDesc d = MakeResampleDesc(in, in_shape, 0, 0, in_shape[0], in_shape[1], out, out_shape, filter, antialias,
+                                    frames);
+  if (d.out_h == 0 || resized_h <= 0 || resized_w <= 0) {
+    d.out_h = d.out_w = 0;
+    return d;
+  }
+  d.axis_y = MakeAxis(filter, antialias, static_cast<int>(in_shape[0]), static_cast<int>(resized_h));
+  d.axis_x = MakeAxis(filter, antialias, static_cast<int>(in_shape[1]), static_cast<int>(resized_w));
+  d.axis_y.origin = static_cast<int>(crop_y);
+  d.axis_x.origin = static_cast<int>(crop_x);
+  d.mirror = mirror;
   return d;
 }
 

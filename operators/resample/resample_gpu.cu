@@ -111,7 +111,8 @@ __device__ __forceinline__ void HorizontalSums(const In* px, const float (&wk)[k
 // One tile on the exact-taps path (see kExactMaxTaps): weights (0 where a column or row lacks the
 // tap), horizontal pass of rows [lo_rows, hi_rows) into tmp, vertical pass, outputs.
 template <typename In, typename Out, Filter F, int kC>
-__device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* in, Out* out, int c, int ox0, int oy0,
+__device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const ResampleDesc* g, const In* in, Out* out,
+                                              int c, int ox0, int oy0,
                                               int tw, int th, int nx, int ny, int lo_rows, int hi_rows,
                                               const Tap* tap_x, const Tap* tap_y, float (*w_x)[kTileW],
                                               float (*w_y)[kTileHOf<kC>], float* tmp) {
@@ -182,7 +183,7 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const In* i
           }
         }
       }
-      Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * c;
+      Out* dst = out + OutPixelOf(d, g, oy0 + r, ox0 + tx) * c;
 #pragma unroll
       for (int ch = 0; ch < kCh; ++ch) {
         if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
@@ -218,7 +219,8 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
   __shared__ float tmp[kTmpFloats<kC>];
   __shared__ int tile_taps[2];  // the tile's largest tap count: columns, rows
 
-  const ResampleDesc d = descs[blockIdx.y];
+  const ResampleDesc* g = descs + blockIdx.y;  // origins and mirror are read there (WithOrigin)
+  const ResampleDesc d = *g;
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
   if (kC == 0 ? d.channels == 3 : d.channels != kC) return;  // the other kernel's sample
   const int c = kC == 0 ? d.channels : kC;
@@ -253,9 +255,9 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
 
     __syncthreads();  // the previous tile is done with the taps and tmp
     if (tid < kTileW) {  // warp 0: the columns' taps and their largest count
-      EdgeTaps(F, d.axis_x, ox0, tw, tid, tap_x, &tile_taps[0]);
+      EdgeTaps(F, WithOrigin(d.axis_x, &g->axis_x.origin), ox0, tw, tid, tap_x, &tile_taps[0]);
     } else if (tid < 2 * kTileW) {  // warp 1: the rows'
-      EdgeTaps(F, d.axis_y, oy0, th, tid - kTileW, tap_y, &tile_taps[1]);
+      EdgeTaps(F, WithOrigin(d.axis_y, &g->axis_y.origin), oy0, th, tid - kTileW, tap_y, &tile_taps[1]);
     }
     __syncthreads();
     if constexpr (kExactTaps<In, kC>) {
@@ -265,7 +267,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
         const int lo_rows = ShiftedLo(tap_y[0], ny, d.axis_y.extent);
         const int hi_rows = ShiftedLo(tap_y[th - 1], ny, d.axis_y.extent) + ny;
         if (hi_rows - lo_rows <= rows_per_chunk) {  // block-uniform: the barriers inside are legal
-          ExactTapsTile<In, Out, F, kC>(d, in, out, c, ox0, oy0, tw, th, nx, ny, lo_rows, hi_rows, tap_x, tap_y, w_x,
+          ExactTapsTile<In, Out, F, kC>(d, g, in, out, c, ox0, oy0, tw, th, nx, ny, lo_rows, hi_rows, tap_x, tap_y, w_x,
                                         w_y, tmp);
           continue;
         }
@@ -380,7 +382,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
     for (int p = 0; p < kPPT; ++p) {
       const int r = ty + p * kRowThreads;
       if (r < th && tx < tw) {
-        Out* dst = out + (static_cast<int64_t>(oy0 + r) * d.out_w + ox0 + tx) * c;
+        Out* dst = out + OutPixelOf(d, g, oy0 + r, ox0 + tx) * c;
 #pragma unroll
         for (int ch = 0; ch < kCh; ++ch) {
           if (ch < c) dst[ch] = Convert<Out>(acc[p][ch]);

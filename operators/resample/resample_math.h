@@ -11,7 +11,8 @@
 // | cubic   | Keys, a = -0.5 (as PIL / torchvision)         | 2        |
 //
 // Along one axis with scale s = input extent / output extent, output index o samples the input
-// at c = (o + 0.5) * s (pixel centres, align_corners = False). With antialiasing and s > 1 the
+// at c = (o + origin + 0.5) * s (pixel centres, align_corners = False; origin: Axis::origin, 0
+// unless the output is a crop of a larger resampling). With antialiasing and s > 1 the
 // kernel is stretched by f = s (support r * s); otherwise f = 1 (support r). The taps are the
 // input pixels j whose centres lie in [c - r*f, c + r*f] (lo = floor(c - r*f + 0.5) clamped to 0,
 // hi = floor(c + r*f + 0.5) clamped to the extent), weighted k((j + 0.5 - c) / f) / sum, so the
@@ -69,6 +70,10 @@ struct Axis {
   float stretch;  // f: scale when antialiasing a downscale, else 1
   float support;  // r * f
   int extent;     // input (window) extent, >= 1
+  // Output index of this output's first element in the resampling it is cut from: a crop at
+  // anchor a of a resize to `extent / scale` samples exactly where that resize's outputs a, a + 1,
+  // ... do (resize_crop_mirror). An integer, so 0 leaves every centre's bits as they were.
+  int origin = 0;
 };
 
 // The taps of one output index: input pixels [lo, lo + count), weights Weight(axis, tap, j).
@@ -82,7 +87,7 @@ struct Tap {
 // device (the two-tap kernel's tap computations: -1.3% of its time on the H100).
 CONVEYOR_HD Tap MakeTap(Filter f, const Axis& a, int o, bool unit_stretch = false) {
   Tap t;
-  t.center = FMul(FAdd(static_cast<float>(o), 0.5f), a.scale);
+  t.center = FMul(FAdd(static_cast<float>(o + a.origin), 0.5f), a.scale);
   if (f == Filter::kNearest) {
     int j = static_cast<int>(floorf(t.center));
     t.lo = j < 0 ? 0 : (j >= a.extent ? a.extent - 1 : j);

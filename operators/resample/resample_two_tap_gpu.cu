@@ -81,9 +81,9 @@ __device__ __forceinline__ Out ConvertNonNegative(float v) {
 // not fit. `image` is the frame's first byte, `in` its window's origin, `out` the frame's output.
 // Same expressions in the same order as the direct path.
 template <typename Out>
-__device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const TwoTapTaps& s, TwoTapStage& st,
-                                                 const uint8_t* image, const uint8_t* in, Out* out, int ox0,
-                                                 int oy0) {
+__device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const ResampleDesc* g, const TwoTapTaps& s,
+                                                 TwoTapStage& st, const uint8_t* image, const uint8_t* in, Out* out,
+                                                 int ox0, int oy0) {
   const int tw = min(kTileW, d.out_w - ox0), th = min(kDirectTileH, d.out_h - oy0);
   // Taps are monotonic in the output index and at most two (n = min(count, 2)), so the first
   // column's lo and the last one's lo + n bound every column's taps (the same for rows).
@@ -167,8 +167,9 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   const int xn = s.n_x[tx];
   const float wx0 = s.w_x[0][tx], wx1 = s.w_x[1][tx];  // +0 where the tap is missing
   const int ob = xn > 0 ? (s.lo_x[tx] - xs) * 3 : 0;
-  Out* dst = out + (static_cast<int64_t>(oy0 + ty) * d.out_w + ox0 + tx) * 3;
-  const int dst_step = kRowThreads * d.out_w * 3;
+  const int mirror = __ldg(&g->mirror);  // see WithOrigin
+  Out* dst = out + OutPixel(mirror, d.out_h, d.out_w, oy0 + ty, ox0 + tx) * 3;
+  const int dst_step = ((mirror & kMirrorY) ? -kRowThreads : kRowThreads) * d.out_w * 3;  // rows reversed
 #pragma unroll
   for (int p = 0; p < kDirectRows; ++p, dst += dst_step) {
     const int r = ty + p * kRowThreads;
@@ -199,9 +200,11 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Tw
   return true;
 }
 
-// One sample's tiles (the block's share of them) for channel path kC.
+// One sample's tiles (the block's share of them) for channel path kC. `g`: the descriptor in
+// global memory, `d`: the kernel's copy (WithOrigin says why both).
 template <typename In, typename Out, Filter F, int kC>
-__device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& s, TwoTapStage& st) {
+__device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const ResampleDesc* g, TwoTapTaps& s,
+                                             TwoTapStage& st) {
   const int c = kC != 0 ? kC : d.channels;
   // A clip's frame f is f image sizes after frame 0, in and out; the tiles of all its frames form
   // one index space, so the sample's blocks spread over every frame.
@@ -226,7 +229,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
     // every axis has stretch 1 (MakeAxis); descriptors made otherwise break ResampleGpu's contract.
     if (tid < kTileW) {
       if (ox0 + tid < d.out_w) {
-        const Tap t = MakeTap(F, d.axis_x, ox0 + tid, true);
+        const Tap t = MakeTap(F, WithOrigin(d.axis_x, &g->axis_x.origin), ox0 + tid, true);
         s.lo_x[tid] = t.lo;
         s.n_x[tid] = t.count < 2 ? t.count : 2;
         // Weights of missing taps are +0 (read by the staged path without a test; the others
@@ -236,7 +239,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
     } else if (tid < kTileW + kDirectTileH) {
       const int r = tid - kTileW;
       if (oy0 + r < d.out_h) {
-        const Tap t = MakeTap(F, d.axis_y, oy0 + r, true);
+        const Tap t = MakeTap(F, WithOrigin(d.axis_y, &g->axis_y.origin), oy0 + r, true);
         s.lo_y[r] = t.lo;
         s.n_y[r] = t.count < 2 ? t.count : 2;
         for (int k = 0; k < 2; ++k) s.w_y[k][r] = k < t.count ? Weight(F, d.axis_y, t, t.lo + k, true) : 0.f;
@@ -245,7 +248,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
     __syncthreads();
     if constexpr (kStaged<In, F, kC>) {
       static_assert(kSkipZeroAdd<In, F>, "StagedLinearTile starts its sums from the first product");
-      if (StagedLinearTile(d, s, st, image, in, out, ox0, oy0)) continue;
+      if (StagedLinearTile(d, g, s, st, image, in, out, ox0, oy0)) continue;
     }
     const int ox = ox0 + tx;
     if (ox >= d.out_w) continue;
@@ -303,7 +306,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
               acc[ch] = kSkipZeroAdd<In, F> && k == 0 ? FMul(wy[q][k], h) : FAdd(acc[ch], FMul(wy[q][k], h));
             }
           }
-          Out* dst = out + (static_cast<int64_t>(oy) * d.out_w + ox) * kC;
+          Out* dst = out + OutPixelOf(d, g, oy, ox) * kC;
 #pragma unroll
           for (int ch = 0; ch < kC; ++ch) dst[ch] = Convert<Out>(acc[ch]);
         }
@@ -330,7 +333,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, TwoTapTaps& 
             }
           }
         }
-        Out* dst = out + (static_cast<int64_t>(oy) * d.out_w + ox) * c;
+        Out* dst = out + OutPixelOf(d, g, oy, ox) * c;
 #pragma unroll
         for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
           if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
@@ -352,9 +355,9 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const Res
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
   // Block-uniform (one sample per block row of the grid), so the barriers inside stay legal.
   if (d.channels == 3) {
-    TwoTapSample<In, Out, F, 3>(d, s, st);
+    TwoTapSample<In, Out, F, 3>(d, descs + blockIdx.y, s, st);
   } else {
-    TwoTapSample<In, Out, F, 0>(d, s, st);
+    TwoTapSample<In, Out, F, 0>(d, descs + blockIdx.y, s, st);
   }
 }
 

@@ -20,7 +20,16 @@
 #include <utility>
 #include <vector>
 
+namespace conveyor {
+class OpSchema;
+}
+
 namespace conveyor::ops {
+
+// Declares the size arguments above (size, resize_x, resize_y, resize_shorter, resize_longer,
+// max_size; per sample except max_size) on `schema`, as resize and resize_crop_mirror take them.
+// `noun` names what they size in the docs ("Output", "Resized").
+OpSchema& AddResizeSizeArgs(OpSchema& schema, const std::string& noun);
 
 struct ResizeSizeArgs {
   std::vector<double> size;  // [] or [h, w]

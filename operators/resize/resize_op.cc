@@ -19,42 +19,28 @@
 namespace conveyor::ops {
 namespace {
 
-const OpSchema kResizeSchema =
-    OpSchema("resize")
-        .Doc("Resizes HWC images or FHWC clips (every frame alike; uint8 or float32) with nearest, linear or cubic "
+OpSchema MakeResizeSchema() {
+  OpSchema schema("resize");
+  schema.Doc("Resizes HWC images or FHWC clips (every frame alike; uint8 or float32) with nearest, linear or cubic "
              "interpolation; antialiased when downscaling. Give exactly one of size, resize_x/resize_y, "
              "resize_shorter, resize_longer.")
-        .Input("images", {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32})
-        .Output("resized")
-        .Arg<std::vector<double>>("size", std::vector<double>{},
-                                  "Output [h, w] (HW order, as the layout); a 0 side keeps the aspect ratio.",
-                                  PerSample::kAllowed)
-        .Min(0)
-        .Arg<double>("resize_x", 0.0, "Output width; alone, the height keeps the aspect ratio. 0: not given.",
-                     PerSample::kAllowed)
-        .Min(0)
-        .Arg<double>("resize_y", 0.0, "Output height; alone, the width keeps the aspect ratio. 0: not given.",
-                     PerSample::kAllowed)
-        .Min(0)
-        .Arg<double>("resize_shorter", 0.0, "Length of the shorter side; aspect ratio kept. 0: not given.",
-                     PerSample::kAllowed)
-        .Min(0)
-        .Arg<double>("resize_longer", 0.0, "Length of the longer side; aspect ratio kept. 0: not given.",
-                     PerSample::kAllowed)
-        .Min(0)
-        .Arg<std::vector<double>>("max_size", std::vector<double>{},
-                                  "Limit [m] or [h, w] on the output; aspect-keeping modes shrink to fit.")
-        .Min(0)
-        .Arg<std::string>("interp_type", "linear",
-                          "nearest, linear or cubic (Keys a = -0.5); DALI's INTERP_NN / INTERP_LINEAR / "
-                          "INTERP_CUBIC are accepted.")
-        .Choices(InterpTypeNames())
-        .Arg<bool>("antialias", true,
-                   "When downscaling an axis by s > 1, stretch the linear/cubic filter by s (support s or 2s).")
-        .Arg<std::string>("dtype", "same", "Output dtype: same (as the input), uint8 or float32.")
-        .Choices({"same", "uint8", "float32"})
-        .Backends({Device::kCpu, Device::kGpu})
-        .Capturable();
+      .Input("images", {"HWC", "FHWC"}, {DType::kUInt8, DType::kFloat32})
+      .Output("resized");
+  AddResizeSizeArgs(schema, "Output")
+      .Arg<std::string>("interp_type", "linear",
+                        "nearest, linear or cubic (Keys a = -0.5); DALI's INTERP_NN / INTERP_LINEAR / "
+                        "INTERP_CUBIC are accepted.")
+      .Choices(InterpTypeNames())
+      .Arg<bool>("antialias", true,
+                 "When downscaling an axis by s > 1, stretch the linear/cubic filter by s (support s or 2s).")
+      .Arg<std::string>("dtype", "same", "Output dtype: same (as the input), uint8 or float32.")
+      .Choices({"same", "uint8", "float32"})
+      .Backends({Device::kCpu, Device::kGpu})
+      .Capturable();
+  return schema;
+}
+
+const OpSchema kResizeSchema = MakeResizeSchema();
 
 class ResizeOp final : public Operator {
  public:

@@ -1,8 +1,10 @@
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/op/schema.h"
 #include "operators/resize/resize.h"
 
 namespace conveyor::ops {
@@ -19,6 +21,36 @@ std::string List(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+OpSchema& AddResizeSizeArgs(OpSchema& schema, const std::string& noun) {
+  const bool output = noun == "Output";
+  const std::string lower = output ? "the output" : "the " + std::string(1, static_cast<char>(std::tolower(noun[0]))) +
+                                                        noun.substr(1) + " image";
+  return schema
+      .Arg<std::vector<double>>("size", std::vector<double>{},
+                                noun + " [h, w] (HW order, as the layout); a 0 side keeps the aspect ratio.",
+                                PerSample::kAllowed)
+      .Min(0)
+      .Arg<double>("resize_x", 0.0, noun + " width; alone, the height keeps the aspect ratio. 0: not given.",
+                   PerSample::kAllowed)
+      .Min(0)
+      .Arg<double>("resize_y", 0.0, noun + " height; alone, the width keeps the aspect ratio. 0: not given.",
+                   PerSample::kAllowed)
+      .Min(0)
+      .Arg<double>("resize_shorter", 0.0,
+                   (output ? std::string("Length") : noun + " length") +
+                       " of the shorter side; aspect ratio kept. 0: not given.",
+                   PerSample::kAllowed)
+      .Min(0)
+      .Arg<double>("resize_longer", 0.0,
+                   (output ? std::string("Length") : noun + " length") +
+                       " of the longer side; aspect ratio kept. 0: not given.",
+                   PerSample::kAllowed)
+      .Min(0)
+      .Arg<std::vector<double>>("max_size", std::vector<double>{},
+                                "Limit [m] or [h, w] on " + lower + "; aspect-keeping modes shrink to fit.")
+      .Min(0);
+}
 
 std::pair<int64_t, int64_t> ResizeOutputSize(int64_t in_h, int64_t in_w, const ResizeSizeArgs& a,
                                              const std::function<std::string()>& where) {

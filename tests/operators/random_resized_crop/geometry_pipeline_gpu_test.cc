@@ -36,31 +36,12 @@ std::string Yaml(const std::string& device, bool capture) {
          "outputs: [f, k]\n";
 }
 
-// Iteration k's images: the largest sizes during warm-up (so capacities are reached at once),
-// then random sizes below them, then larger ones from kGrowAt (the first of them all beyond capacity).
-TensorListCPU Images(int k) {
-  std::vector<Shape> shapes;
-  for (int s = 0; s < kBatch; ++s) {
-    if (k < 2) {
-      shapes.push_back(Shape{64, 64, 3});
-    } else if (k == kGrowAt) {
-      // 2.25x the warm-up's bytes, so the growth does not depend on random sizes (buffers keep
-      // headroom beyond the bytes they were sized for).
-      shapes.push_back(Shape{96, 96, 3});
-    } else {
-      const int hi = k >= kGrowAt ? 96 : 64;
-      shapes.push_back(Shape{testing::RandomVector<int>(1, 8, hi)[0], testing::RandomVector<int>(1, 8, hi)[0], 3});
-    }
-  }
-  return testing::RandomImages(shapes, DType::kUInt8);
-}
-
 // The CPU pipeline (the reference of the GPU test below) equals the operators run one by one.
 TEST(GeometryPipelineCpu, EqualsTheOperatorsRunOneByOne) {
   Pipeline p = Pipeline::FromYaml(Yaml("cpu", false));
   std::vector<TensorListCPU> fed;
   for (int k = 0; k < 6; ++k) {
-    fed.push_back(Images(k));
+    fed.push_back(testing::GrowingImages(k, kBatch, kGrowAt));
     p.Feed("in", fed.back());
   }
   p.Build();
@@ -102,7 +83,7 @@ TEST(GeometryPipelineCpu, EqualsTheOperatorsRunOneByOne) {
 TEST(GeometryPipelineGpu, CapturedEqualsEagerEqualsCpuOverVaryingSizes) {
   CONVEYOR_REQUIRE_GPU();
   testing::ExpectCapturedEqualsEagerEqualsCpu({.yaml = Yaml,
-                                               .batch = Images,
+                                               .batch = [](int k) { return testing::GrowingImages(k, kBatch, kGrowAt); },
                                                .iterations = kIterations,
                                                .outputs = 2,
                                                .batch_size = kBatch,

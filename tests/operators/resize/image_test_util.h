@@ -98,4 +98,32 @@ T At(const TensorListCPU& list, int sample, int64_t index) {
   return static_cast<const T*>(list.raw_sample(sample))[index];
 }
 
+// n random HWC shapes of 1..max_h x 1..max_w x channels.
+inline std::vector<Shape> VaryingShapes(int n, int max_h, int max_w, int channels) {
+  std::vector<Shape> shapes;
+  for (int i = 0; i < n; ++i) {
+    shapes.push_back(Shape{RandomVector<int>(1, 1, max_h)[0], RandomVector<int>(1, 1, max_w)[0], channels});
+  }
+  return shapes;
+}
+
+// Iteration k's uint8 HWC batch for the captured-pipeline tests: the largest sizes (64x64) during
+// warm-up (k < 2, so capacities are reached at once), then random sizes below them, then larger
+// ones from `grow_at` (96x96 at grow_at itself: 2.25x the warm-up's bytes, so the growth does not
+// depend on random sizes — buffers keep headroom beyond the bytes they were sized for).
+inline TensorListCPU GrowingImages(int k, int batch, int grow_at) {
+  std::vector<Shape> shapes;
+  for (int s = 0; s < batch; ++s) {
+    if (k < 2) {
+      shapes.push_back(Shape{64, 64, 3});
+    } else if (k == grow_at) {
+      shapes.push_back(Shape{96, 96, 3});
+    } else {
+      const int hi = k >= grow_at ? 96 : 64;
+      shapes.push_back(Shape{RandomVector<int>(1, 8, hi)[0], RandomVector<int>(1, 8, hi)[0], 3});
+    }
+  }
+  return RandomImages(shapes, DType::kUInt8);
+}
+
 }  // namespace conveyor::testing

@@ -23,14 +23,6 @@ void ExpectGpuEqualsCpu(const OpSpec& spec, const TensorListCPU& in,
   EXPECT_EQ(CompareExact(gpu, cpu), "") << "seed " << RngSeed();
 }
 
-std::vector<Shape> VaryingShapes(int n, int max_h, int max_w, int channels) {
-  std::vector<Shape> shapes;
-  for (int i = 0; i < n; ++i) {
-    shapes.push_back(Shape{RandomVector<int>(1, 1, max_h)[0], RandomVector<int>(1, 1, max_w)[0], channels});
-  }
-  return shapes;
-}
-
 TEST(ResizeGpu, EqualsCpuForEveryFilterDtypeAndAntialias) {
   CONVEYOR_REQUIRE_GPU();
   for (const char* interp : {"nearest", "linear", "cubic"}) {
