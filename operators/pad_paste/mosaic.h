@@ -10,11 +10,15 @@
 // |          | (cy - h, cx), (cy, cx - w), (cy, cx); what it leaves of the quadrant is fill       |
 // | boxes    | normalized [0, 1]: box of image k -> ((x * w + ox) / out_w, (y * h + oy) / out_h), |
 // |          | then the clipping rule of detection/boxes.h; boxes without area are dropped        |
+// | GPU      | MosaicGpu: one launch per batch, blockIdx.y = sample, blocks along x take canvas   |
+// |          | rows (grid-stride), grid from the output capacity; descriptors in device memory;   |
+// |          | equal to MosaicCpu bit for bit (draws and boxes stay on the host: same plan)       |
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "core/cuda/stream.h"
 #include "core/op/philox.h"
 #include "core/tensor/dtype.h"
 #include "operators/pad_paste/window.h"
@@ -49,5 +53,10 @@ MosaicDraw DrawMosaic(Philox rng, int sample, int num_samples, int64_t out_h, in
 void PlaceTiles(const MosaicDraw& draw, const int64_t h[4], const int64_t w[4], MosaicDesc& d);
 
 void MosaicCpu(const MosaicDesc& d, DType dtype);
+
+// `descs`: device-readable array of `num_samples` descriptors with device pointers (out and the
+// four tiles' in). `capacity_bytes`: the output buffer's size (sizes the grid, so a captured launch
+// stays valid for any batch that fits it). Throws InvalidArgument for an element size not 1, 2, 4.
+void MosaicGpu(const MosaicDesc* descs, int num_samples, int64_t capacity_bytes, DType dtype, cuda::StreamView stream);
 
 }  // namespace conveyor::ops

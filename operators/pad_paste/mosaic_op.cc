@@ -5,17 +5,29 @@
 // |---------|---------------------------------------|------------------|-----------------------------|
 // | images  | uint8, int8, uint16, int16, int32,    | [H, W, C] HWC    | [size_h, size_w, C]         |
 // |         | float32                               |                  |                             |
-// | boxes   | float32                               | [N, 4]           | [K, 4] moved, clipped, kept |
-// | labels  | int32, int64                          | [N] or [N, 1]    | [K] or [K, 1], carried      |
+// | boxes   | float32 (host, either backend)        | [N, 4]           | [K, 4] moved, clipped, kept |
+// | labels  | int32, int64 (host, either backend)   | [N] or [N, 1]    | [K] or [K, 1], carried      |
 //
 // | draws   | (argument, per sample) int64 values [cy, cx, s0, s1, s2, s3]: another node's    |
 // |         | `draws` output, used instead of this node's own draws (a mask follows its image) |
 //
-// CPU only: the kept-box counts are output shapes, so they are found in Setup from the boxes' values
-// (docs: why there is no GPU backend yet).
+// Both backends share one plan, made in Setup on the host: the draws, the tile origins and the kept
+// boxes (their counts are output shapes, so they come from the boxes' values before allocation).
+// Boxes and labels are read on the host by either backend (Placement::kHost: never staged).
+//
+//   Setup (host):       draws ──> PlaceTiles ──> MosaicDesc per sample; boxes moved, clipped, kept
+//   RunCpu:             MosaicCpu per sample; box outputs written in place
+//   PrepareGpu (host):  descriptors (device addresses bound) and the box outputs' bytes, laid out as
+//                       their device lists are, into per-slot descriptor arrays
+//   RunGpu (captured):  uploads, one MosaicGpu launch per batch, one device copy per box output
+//
+// So the GPU's pixels equal the CPU's bit for bit and its box outputs are the CPU's bytes.
 #include <cmath>
+#include <cstring>
 
+#include "core/cuda/check.h"
 #include "core/error.h"
+#include "core/op/slot_descriptors.h"
 #include "operators/detection/boxes.h"
 #include "operators/pad_paste/mosaic.h"
 #include "operators/pad_paste/window_op.h"
@@ -30,8 +42,8 @@ const OpSchema kMosaicSchema =
              "a size [h, w] canvas around a random centre, each with a corner at the centre; their boxes are moved, "
              "clipped and filtered (boxes without area dropped with their labels).")
         .Input("images", {"HWC"}, WindowDTypes())
-        .Input("boxes", {}, {DType::kFloat32}, Placement::kOpDevice, "[N, 4] per sample, normalized coordinates.")
-        .Input("labels", {}, {DType::kInt32, DType::kInt64}, Placement::kOpDevice, "[N] or [N, 1] per sample.")
+        .Input("boxes", {}, {DType::kFloat32}, Placement::kHost, "[N, 4] per sample, normalized coordinates.")
+        .Input("labels", {}, {DType::kInt32, DType::kInt64}, Placement::kHost, "[N] or [N, 1] per sample.")
         .Output("mosaic", "[size_h, size_w, C] per sample.")
         .Output("bboxes", "[K, 4] per sample, normalized to the canvas, in the input's layout.")
         .Output("labels", "The kept boxes' labels, the input's dtype and rank.")
@@ -45,14 +57,39 @@ const OpSchema kMosaicSchema =
         .Arg<bool>("ltrb", false, "Boxes are [left, top, right, bottom] (true) or [x, y, width, height] (false).")
         .OptionalOutput("draws", "output_draws",
                         "int32 [6] per sample: [cy, cx, s0, s1, s2, s3], the centre (pixels) and the samples of the "
-                        "four quadrants; feed it to another mosaic's draws (masks).")
+                        "four quadrants; feed it to another mosaic's draws (masks). A GPU node's lands on the device, which "
+                        "arguments cannot read: feed masks from a CPU node's draws.")
         .Arg<bool>("output_draws", false, "Add the output draws.")
         .Arg<std::vector<int64_t>>("draws", std::vector<int64_t>{},
                                    "[] (draw from this node's stream) or another mosaic's draws output, fed per sample "
                                    "($name): [cy, cx, s0, s1, s2, s3] with 0 <= cy <= h, 0 <= cx <= w, samples in "
                                    "[0, batch size).",
                                    PerSample::kAllowed)
-        .Backends({Device::kCpu});
+        .Backends({Device::kCpu, Device::kGpu})
+        .Capturable();
+
+// A small GPU output whose values the host computes (boxes, labels, draws): PrepareGpu lays its
+// bytes out as in the device list (sample offsets, padding zeroed) in a per-slot descriptor array;
+// RunGpu copies the whole capacity across. The copy's size is the list's capacity, which the capture
+// signature covers, so a replay stays right when the kept-box counts change.
+class HostComposedOutput {
+ public:
+  unsigned char* Write(int slot, const TensorListGPU& list, StreamView stream) {
+    const size_t bytes = list.buffer().size();
+    unsigned char* host = bytes_.Write(slot, bytes, stream);
+    std::memset(host, 0, bytes);
+    return host;
+  }
+  void Copy(int slot, const TensorListGPU& list, StreamView stream) {
+    const unsigned char* device = bytes_.Upload(slot, stream);  // before the early return: Writes meet Uploads
+    if (list.buffer().empty()) return;
+    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(list.buffer().device_ptr(), device, list.buffer().size(),
+                                        cudaMemcpyDeviceToDevice, stream.get()));
+  }
+
+ private:
+  SlotDescriptors<unsigned char> bytes_;
+};
 
 class MosaicOp final : public Operator {
  public:
@@ -132,19 +169,47 @@ class MosaicOp final : public Operator {
         d.out = out.raw_sample(s);
         for (int k = 0; k < 4; ++k) d.tiles[k].in = images.raw_sample(p.draw.sources[k]);
         MosaicCpu(d, dtype_);
-        auto* dst = static_cast<float*>(boxes.raw_sample(s));
-        for (size_t b = 0; b < p.labels.size(); ++b) {
-          layout_.Write(p.boxes[b], dst + 4 * b);
-          WriteLabel(labels, s, static_cast<int64_t>(b), p.labels[b]);
-        }
-        if (draws_slot_ >= 0) {
-          auto* d = static_cast<int32_t*>(ws.OutputCpu(draws_slot_).raw_sample(s));
-          d[0] = static_cast<int32_t>(p.draw.cy);
-          d[1] = static_cast<int32_t>(p.draw.cx);
-          for (int k = 0; k < 4; ++k) d[2 + k] = p.draw.sources[k];
-        }
+        WriteBoxOutputs(p, static_cast<float*>(boxes.raw_sample(s)), labels.raw_sample(s), labels.dtype(),
+                        draws_slot_ >= 0 ? static_cast<int32_t*>(ws.OutputCpu(draws_slot_).raw_sample(s)) : nullptr);
       }
     });
+  }
+
+  void PrepareGpu(Workspace& ws) override {
+    const TensorListGPU& images = ws.InputGpu(0);
+    const TensorListGPU& out = ws.OutputGpu(0);
+    const int n = out.num_samples();
+    MosaicDesc* d = descs_.Write(ws.slot(), static_cast<size_t>(n), ws.stream());
+    for (int s = 0; s < n; ++s) {
+      const Plan& p = plans_[static_cast<size_t>(s)];
+      d[s] = p.desc;
+      d[s].out = out.raw_sample(s);
+      for (int k = 0; k < 4; ++k) d[s].tiles[k].in = images.raw_sample(p.draw.sources[k]);
+    }
+    const TensorListGPU& boxes = ws.OutputGpu(1);
+    const TensorListGPU& labels = ws.OutputGpu(2);
+    unsigned char* box_bytes = box_bytes_.Write(ws.slot(), boxes, ws.stream());
+    unsigned char* label_bytes = label_bytes_.Write(ws.slot(), labels, ws.stream());
+    unsigned char* draw_bytes =
+        draws_slot_ >= 0 ? draw_bytes_.Write(ws.slot(), ws.OutputGpu(draws_slot_), ws.stream()) : nullptr;
+    for (int s = 0; s < n; ++s) {
+      WriteBoxOutputs(plans_[static_cast<size_t>(s)], reinterpret_cast<float*>(box_bytes + boxes.offset(s)),
+                      label_bytes + labels.offset(s), labels.dtype(),
+                      draw_bytes != nullptr
+                          ? reinterpret_cast<int32_t*>(draw_bytes + ws.OutputGpu(draws_slot_).offset(s))
+                          : nullptr);
+    }
+  }
+
+  void RunGpu(Workspace& ws) override {
+    TensorListGPU& out = ws.OutputGpu(0);
+    // Every Write of PrepareGpu meets its Upload, whatever the batch (the arena is positional).
+    const MosaicDesc* d = descs_.Upload(ws.slot(), ws.stream());
+    box_bytes_.Copy(ws.slot(), ws.OutputGpu(1), ws.stream());
+    label_bytes_.Copy(ws.slot(), ws.OutputGpu(2), ws.stream());
+    if (draws_slot_ >= 0) draw_bytes_.Copy(ws.slot(), ws.OutputGpu(draws_slot_), ws.stream());
+    if (out.num_samples() == 0 || out.buffer().empty()) return;
+    MosaicGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), dtype_, ws.stream());
   }
 
  private:
@@ -178,6 +243,24 @@ class MosaicOp final : public Operator {
     return d;
   }
 
+  // Sample p's box outputs at host addresses (the CPU output, or the bytes a GPU output is copied
+  // from): the kept boxes in the layout, their labels in `label_dtype`, the draw when `draws`.
+  void WriteBoxOutputs(const Plan& p, float* boxes, void* labels, DType label_dtype, int32_t* draws) const {
+    for (size_t b = 0; b < p.labels.size(); ++b) {
+      layout_.Write(p.boxes[b], boxes + 4 * b);
+      if (label_dtype == DType::kInt64) {
+        static_cast<int64_t*>(labels)[b] = p.labels[b];
+      } else {
+        static_cast<int32_t*>(labels)[b] = static_cast<int32_t>(p.labels[b]);
+      }
+    }
+    if (draws != nullptr) {
+      draws[0] = static_cast<int32_t>(p.draw.cy);
+      draws[1] = static_cast<int32_t>(p.draw.cx);
+      for (int k = 0; k < 4; ++k) draws[2 + k] = p.draw.sources[k];
+    }
+  }
+
   // Tile k's boxes (clipped in their image first) onto the canvas; those left without area dropped.
   void MoveBoxes(const TensorListCPU& boxes, const TensorListCPU& labels, Plan& p) const {
     const double cw = static_cast<double>(p.desc.out_w), ch = static_cast<double>(p.desc.out_h);
@@ -205,6 +288,8 @@ class MosaicOp final : public Operator {
   int draws_slot_;  // -1 without output_draws
   DType dtype_ = DType::kUInt8;
   std::vector<Plan> plans_;  // this batch's, from Setup
+  SlotDescriptors<MosaicDesc> descs_;
+  HostComposedOutput box_bytes_, label_bytes_, draw_bytes_;
 };
 
 const OperatorRegistration<MosaicOp> kRegistration(kMosaicSchema);
