@@ -32,8 +32,24 @@
 namespace conveyor::cli {
 namespace {
 
+// The catalogue lists the on-demand plugins' operators too (readers.video, decoders.video): each
+// such plugin is loaded first; one that cannot load is said on stderr with the reason, and its
+// operators are left out.
+void LoadOnDemandPlugins() {
+  for (const OnDemandPlugin& plugin : OnDemandPlugins()) {
+    if (plugin.operators.empty()) continue;
+    try {
+      FindOrLoadOperator(plugin.operators.front());
+    } catch (const Error& e) {
+      std::cerr << "conveyor ops: the operators of " << plugin.file << " (" << Join(plugin.operators, ", ")
+                << ") are not listed: " << e.what() << "\n";
+    }
+  }
+}
+
 int RunOps(const std::vector<std::string>& plugins, bool markdown, const std::string& name) {
   for (const std::string& plugin : plugins) LoadPlugin(plugin);
+  LoadOnDemandPlugins();
   const OpRegistry& registry = OpRegistry::Global();
   if (!name.empty()) {
     const OpRegistry::Entry& entry = registry.Get(name);  // unknown: ConfigError with a suggestion

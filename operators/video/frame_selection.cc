@@ -100,19 +100,29 @@ FramePlan SelectFrames(const FrameRequest& request, PadMode pad, int64_t frame_c
   return plan;
 }
 
-void FillRepeatedFrames(const FramePlan& plan, uint8_t* out, int64_t frame_bytes, const std::array<uint8_t, 3>& fill) {
+void ForEachPaddedFrame(const FramePlan& plan, const std::function<void(int64_t k, int64_t first)>& f) {
   for (int64_t k = 0; k < plan.frames(); ++k) {
-    uint8_t* frame = out + k * frame_bytes;
     const int64_t source = plan.sources[static_cast<size_t>(k)];
     if (source == FramePlan::kFill) {
-      for (int64_t b = 0; b + 2 < frame_bytes; b += 3) std::memcpy(frame + b, fill.data(), 3);
+      f(k, FramePlan::kFill);
       continue;
     }
     const size_t j = static_cast<size_t>(std::lower_bound(plan.decode.begin(), plan.decode.end(), source) -
                                          plan.decode.begin());
     const int64_t first = plan.first_slot[j];
-    if (first != k) std::memcpy(frame, out + first * frame_bytes, static_cast<size_t>(frame_bytes));
+    if (first != k) f(k, first);
   }
+}
+
+void FillRepeatedFrames(const FramePlan& plan, uint8_t* out, int64_t frame_bytes, const std::array<uint8_t, 3>& fill) {
+  ForEachPaddedFrame(plan, [&](int64_t k, int64_t first) {
+    uint8_t* frame = out + k * frame_bytes;
+    if (first == FramePlan::kFill) {
+      for (int64_t b = 0; b + 2 < frame_bytes; b += 3) std::memcpy(frame + b, fill.data(), 3);
+    } else {
+      std::memcpy(frame, out + first * frame_bytes, static_cast<size_t>(frame_bytes));
+    }
+  });
 }
 
 }  // namespace conveyor::ops::video

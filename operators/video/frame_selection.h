@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,5 +63,10 @@ FramePlan SelectFrames(const FrameRequest& request, PadMode pad, int64_t frame_c
 // packed RGB bytes): copies each frame shown again to its other places and fills kFill frames
 // with `fill` (R, G, B).
 void FillRepeatedFrames(const FramePlan& plan, uint8_t* out, int64_t frame_bytes, const std::array<uint8_t, 3>& fill);
+
+// The same walk for a caller that pads elsewhere (decoders.video on the GPU: copies on a stream):
+// f(k, first) for each output frame k that is not a decoded frame's first place, `first` the
+// output frame that holds its picture, or FramePlan::kFill for a fill frame.
+void ForEachPaddedFrame(const FramePlan& plan, const std::function<void(int64_t k, int64_t first)>& f);
 
 }  // namespace conveyor::ops::video

@@ -1,4 +1,4 @@
-// decoders.video (CPU backend; DALI's fn.decoders.video): encoded video files handed in as bytes
+// decoders.video (DALI's fn.decoders.video; CPU and GPU backends): encoded video files handed in as bytes
 // (readers.file, external_source) → the frames start_frame, start_frame + stride, ... of the first
 // video stream (sequence_length of them, or those before end_frame, or all to the end), padded by
 // pad_mode where they run past the video's end, as FHWC uint8 RGB.
@@ -21,8 +21,19 @@
 //   op "decoders.video" (dec): sample 2 of 3: start_frame 40 is beyond the end: the video has 20 frames
 // on_error: skip (input straight from readers.file): such a sample is replaced through the reader
 // (operators/readers/skip_on_error.h); argument errors are never skipped.
+// GPU backend (DALI's "mixed"; a decoder with a host phase, docs/executor.md): the same plan; each
+// sample decoded by NVDEC straight into the device output (readers.video's GpuClipDecoder: one
+// decoder per sample, its frames converted on ws.stream()), or — where NVDEC cannot take the file
+// (codec, chroma format, size, no libnvcuvid) — by libavcodec into the slot's pinned staging and
+// uploaded, said once; padding is copies on the stream (fill frames from a pinned fill frame).
+#include <algorithm>
 #include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,7 +47,10 @@
 #include "operators/video/cpu_decoder.h"
 #include "operators/video/decode_args.h"
 #include "operators/video/demux.h"
+#include "core/memory/buffer.h"
+#include "core/tensor/copy.h"
 #include "operators/video/frame_selection.h"
+#include "operators/video/nvdec/gpu_clip_decoder.h"
 #include "operators/video/video_limits.h"
 #include "operators/video/video_ops.h"
 
@@ -53,7 +67,9 @@ OpSchema MakeSchema() {
            "VP9, AV1, MPEG-4 Part 2 and whatever else libavcodec decodes) to FHWC uint8 RGB: every frame of the "
            "first video stream, or the frames from start_frame at `stride` (sequence_length of them, or those "
            "before end_frame), padded by pad_mode past the video's end; frame-accurately, with readers.video's "
-           "decoder (B-frames, variable frame rate, non-IDR keyframes). CPU backend: libavcodec; docs/video.md.")
+           "decoder (B-frames, variable frame rate, non-IDR keyframes). CPU backend: libavcodec; GPU backend "
+           "(device: gpu, DALI's mixed): NVDEC into device memory, libavcodec + upload where NVDEC cannot take "
+           "a file (said once); docs/video.md.")
       .Input("encoded", {}, {DType::kUInt8}, Placement::kHost,
              "Encoded video files, one 1-D uint8 sample each (readers.file's output); the container is read from "
              "the content, not a name.")
@@ -94,7 +110,7 @@ OpSchema MakeSchema() {
                     "size and the frames selected): a larger one is an error naming the sample, before anything is "
                     "allocated for it.")
       .Min(1);
-  return AddDecodeArgs(schema, {"sample", "it", "samples"}).Backends({Device::kCpu});
+  return AddDecodeArgs(schema, {"sample", "it", "samples"}).Backends({Device::kCpu, Device::kGpu});
 }
 
 // "sequence_length" / "end_frame" given: set in the spec or fed per sample.
@@ -177,6 +193,39 @@ class VideoDecoderOp final : public Operator {
       });
     });
     samples_.clear();  // the sources point into this iteration's input
+  }
+
+  void RunGpu(Workspace& ws) override {
+    const TensorListCPU& in = ws.InputCpu(0);
+    TensorListGPU& out = ws.OutputGpu(0);
+    const StreamView stream = ws.stream();
+    nvdec_.stream->stream.store(static_cast<void*>(stream.get()));
+    const int n = in.num_samples();
+    HostSlot& host = PrepareHostSlot(ws.slot(), out);
+    std::vector<char> on_device(static_cast<size_t>(n), 0);
+    skip_.Guard(in, [&] {
+      ws.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int s = static_cast<int>(i);
+          on_device[static_cast<size_t>(i)] = DecodeSampleGpu(in, s, static_cast<uint8_t*>(out.raw_sample(s)), host.staging + out.offset(s));
+        }
+      });
+    });
+    for (int s = 0; s < n; ++s) {
+      const size_t bytes = static_cast<size_t>(out.shape(s).num_elements());
+      if (bytes == 0) continue;
+      if (on_device[static_cast<size_t>(s)] == 0) {  // decoded and padded on the host
+        CopyBytesAsync(out.raw_sample(s), host.staging + out.offset(s), bytes, stream);
+        continue;
+      }
+      auto* video = static_cast<uint8_t*>(out.raw_sample(s));
+      const int64_t frame_bytes = static_cast<int64_t>(bytes) / out.shape(s)[0];
+      ForEachPaddedFrame(samples_[static_cast<size_t>(s)].plan, [&](int64_t k, int64_t first) {
+        const uint8_t* src = first == FramePlan::kFill ? host.fill : video + first * frame_bytes;
+        CopyBytesAsync(video + k * frame_bytes, src, static_cast<size_t>(frame_bytes), stream);
+      });
+    }
+    samples_.clear();
   }
 
  private:
@@ -269,18 +318,78 @@ class VideoDecoderOp final : public Operator {
     });
   }
 
-  // Each distinct frame decoded once into its first place; padding fills and copies the rest.
+  // Each distinct frame decoded once into its first place of `out` (host or device memory, as
+  // the decoder writes).
+  static void DecodeFrames(ClipDecoder& decoder, const FramePlan& plan, uint8_t* out) {
+    const int64_t frame_bytes = decoder.frame_bytes();
+    std::vector<uint8_t*> places;
+    places.reserve(plan.first_slot.size());
+    for (int64_t slot : plan.first_slot) places.push_back(out + slot * frame_bytes);
+    decoder.Decode(plan.decode, places);
+  }
+
+  // CPU backend: decoded, then padding fills and copies the rest.
   void DecodeSample(const TensorListCPU& in, int i, uint8_t* out) {
     Sample& sample = samples_[static_cast<size_t>(i)];
     Guarded(in, i, [&] {
       auto decoder = OpenCpuClipDecoder(sample.source, sample.index, limits_, options_);
-      const int64_t frame_bytes = decoder->frame_bytes();
-      std::vector<uint8_t*> places;
-      places.reserve(sample.plan.first_slot.size());
-      for (int64_t slot : sample.plan.first_slot) places.push_back(out + slot * frame_bytes);
-      decoder->Decode(sample.plan.decode, places);
-      FillRepeatedFrames(sample.plan, out, frame_bytes, fill_);
+      DecodeFrames(*decoder, sample.plan, out);
+      FillRepeatedFrames(sample.plan, out, decoder->frame_bytes(), fill_);
     });
+  }
+
+  // GPU backend: true when NVDEC wrote the frames into `device_out` (padding left to RunGpu);
+  // false when the CPU decoder wrote and padded them in `host_out`.
+  bool DecodeSampleGpu(const TensorListCPU& in, int i, uint8_t* device_out, uint8_t* host_out) {
+    Sample& sample = samples_[static_cast<size_t>(i)];
+    bool nvdec = false;
+    Guarded(in, i, [&] {
+      GpuClipDecoder opened = OpenGpuClipDecoder(sample.source, sample.index, limits_, options_, nvdec_);
+      nvdec = opened.nvdec;
+      if (!nvdec) NoteFallback(in, i, opened.fallback);
+      DecodeFrames(*opened.decoder, sample.plan, nvdec ? device_out : host_out);
+      if (!nvdec) FillRepeatedFrames(sample.plan, host_out, opened.decoder->frame_bytes(), fill_);
+    });
+    return nvdec;
+  }
+
+  void NoteFallback(const TensorListCPU& in, int i, const std::string& reason) {
+    if (said_fallback_.exchange(true)) return;
+    std::fprintf(stderr,
+                 "%s: NVDEC not used: %s; decoding such samples on the CPU and uploading them (said once)\n",
+                 SampleWhere(in, i).c_str(), reason.c_str());
+  }
+
+  // Pinned memory of one executor slot: the CPU fallback's frames (as large as the output) and
+  // one fill frame (the largest frame's size) of fill_value. Rewritten without waiting: the
+  // executor runs a slot's next iteration after its GPU work (docs/executor.md).
+  struct HostSlot {
+    Buffer staging_buffer, fill_buffer;
+    uint8_t* staging = nullptr;
+    uint8_t* fill = nullptr;
+  };
+
+  HostSlot& PrepareHostSlot(int slot_id, const TensorListGPU& out) {
+    HostSlot* slot = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(slots_mutex_);
+      slot = &host_slots_[slot_id];
+    }
+    size_t largest_frame = 0;
+    for (int s = 0; s < out.num_samples(); ++s) {
+      const Shape& shape = out.shape(s);
+      if (shape.num_elements() > 0) largest_frame = std::max(largest_frame, static_cast<size_t>(shape.num_elements() / shape[0]));
+    }
+    if (out.nbytes() > 0 && (slot->staging_buffer.empty() || slot->staging_buffer.size() < out.nbytes())) {
+      slot->staging_buffer = Buffer::Allocate(MemoryKind::kPinned, out.nbytes());
+    }
+    if (largest_frame > 0 && (slot->fill_buffer.empty() || slot->fill_buffer.size() < largest_frame)) {
+      slot->fill_buffer = Buffer::Allocate(MemoryKind::kPinned, largest_frame);
+    }
+    slot->staging = slot->staging_buffer.empty() ? nullptr : static_cast<uint8_t*>(slot->staging_buffer.host_ptr());
+    slot->fill = slot->fill_buffer.empty() ? nullptr : static_cast<uint8_t*>(slot->fill_buffer.host_ptr());
+    for (size_t b = 0; b + 2 < largest_frame; b += 3) std::memcpy(slot->fill + b, fill_.data(), 3);
+    return *slot;
   }
 
   std::string where_;
@@ -291,7 +400,12 @@ class VideoDecoderOp final : public Operator {
   VideoLimits limits_;
   CpuDecoderOptions options_;
   SkipOnError skip_;             // on_error: skip: the reader that replaces rejected samples
-  std::vector<Sample> samples_;  // the current batch's, from Setup to RunCpu
+  std::vector<Sample> samples_;  // the current batch's, from Setup to RunCpu / RunGpu
+  // GPU backend.
+  NvdecOptions nvdec_;
+  std::atomic<bool> said_fallback_{false};
+  std::mutex slots_mutex_;
+  std::map<int, HostSlot> host_slots_;
 };
 
 }  // namespace
