@@ -33,10 +33,13 @@ for target in $($BAZEL query "kind(\"cc_test\", $TARGETS)" 2>/dev/null | grep -E
   echo "$name conveyor/$rel" >> "$BUNDLE/tests/index"
   libs+=("$bin/$rel")
 done
-# The video plugin (libconveyor_video.so, beside the CLI in the runfiles of the tests that run it):
-# its FFmpeg libraries (libavformat59, libavcodec59, libavutil57, libswscale6 and their closure)
-# go into lib/ too, which run.sh puts on LD_LIBRARY_PATH, where the plugin's dlopen finds them.
-while IFS= read -r plugin; do libs+=("$plugin"); done < <(find "$BUNDLE/tests" -name libconveyor_video.so)
+# Every other ELF file in the tests' runfiles (the CLI, make_sample_data, plugins such as the video
+# plugin libconveyor_video.so): their libraries (FFmpeg's for the plugin, libturbojpeg for
+# make_sample_data, ...) go into lib/ too, which run.sh puts on LD_LIBRARY_PATH, where the
+# binaries' loader and the plugins' dlopen find them.
+while IFS= read -r elf; do
+  [ "$(head -c 4 "$elf" | od -An -c | tr -d ' ')" = '177ELF' ] && libs+=("$elf")
+done < <(find "$BUNDLE/tests" -type f \( -perm -u+x -o -name '*.so*' \))
 # The binaries with GPU tests (tag gpu), for run.sh --gpu-only (the sanitizer sweeps).
 for target in $($BAZEL query "attr(tags, \"gpu\", kind(\"cc_test\", $TARGETS))" 2>/dev/null | grep -E "${BUNDLE_TESTS:-.}"); do
   rel=${target#//}; rel=${rel/://}
@@ -49,11 +52,28 @@ for target in $($BAZEL query 'attr(tags, "benchmark", kind("cc_binary", //...))'
   strip --strip-debug "$BUNDLE/bench/$(basename "$rel")"
   libs+=("$bin/$rel")
 done
-for extra in core/capi/libconveyor_c.so tools/conveyor cli/conveyor cli/libconveyor_video.so tools/conveyor_smoke tools/make_test_images tools/make_sample_data/make_sample_data tools/soak/conveyor_soak; do
+# The CLI with the video plugin beside it and make_test_videos (the video benchmark's data,
+# bench/video/run.sh) are in every bundle that holds the suite, whatever BUNDLE_TARGETS built.
+$BAZEL build //cli:conveyor //tools/make_test_videos:make_test_videos >/dev/null
+for extra in core/capi/libconveyor_c.so tools/conveyor cli/conveyor cli/libconveyor_video.so tools/conveyor_smoke tools/make_test_images tools/make_sample_data/make_sample_data tools/make_test_videos/make_test_videos tools/soak/conveyor_soak; do
   if [ -f "$bin/$extra" ]; then cp -L "$bin/$extra" "$BUNDLE/"; libs+=("$bin/$extra"); fi
 done
 if [ -d python ]; then cp -r python/. "$BUNDLE/python/"; fi
 python3 python/build_wheel.py --lib "$bin/core/capi/libconveyor_c.so" --out "$BUNDLE/wheel" >/dev/null  # there: pip install .bundle/wheel/conveyor-*.whl
+# The wheel holds libconveyor_c.so and the libraries lib/ holds too (ICU alone is 31 MB), deflated:
+# xz cannot see that they are the same bytes, and the wheel cost ~28 MB of the packed bundle. Stored
+# (uncompressed) entries are the same wheel to pip (RECORD hashes the files, not the archive) and
+# cost almost nothing once xz's dictionary has seen lib/.
+python3 - "$BUNDLE"/wheel/*.whl <<'PY'
+import os, sys, zipfile
+for path in sys.argv[1:]:
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(path + ".stored", "w", zipfile.ZIP_STORED) as dst:
+        for info in src.infolist():
+            entry = zipfile.ZipInfo(info.filename, info.date_time)
+            entry.external_attr = info.external_attr  # file modes (the libraries' x bits)
+            dst.writestr(entry, src.read(info), compress_type=zipfile.ZIP_STORED)
+    os.replace(path + ".stored", path)
+PY
 if [ -d tests/python ]; then mkdir -p "$BUNDLE/python_tests" && cp -r tests/python/. "$BUNDLE/python_tests/"; fi
 # Files the Python tests read, at the bundle's layout (tests/python/conftest.py `repo_file`): the
 # example pipelines as .bundle/pipelines (test_pipeline.py), bench/ as .bundle/suite below
@@ -77,6 +97,15 @@ for f in "${libs[@]}"; do ldd "$f" 2>/dev/null; done | awk '/=> \//{print $3}' |
   esac
 done
 
+# FFmpeg's libraries link ~130 others (audio codecs, network protocols, SVG, VA-API, ...; ~52 MB
+# packed) that nothing here calls: each becomes a stub with the same soname and symbols, and what
+# only they needed is dropped (tools/ffmpeg_stubs.py says which are kept real and why).
+python3 tools/ffmpeg_stubs.py "$BUNDLE/lib" "${libs[@]}"
+if [ -x "$BUNDLE/make_test_videos" ] && ! LD_LIBRARY_PATH="$BUNDLE/lib" "$BUNDLE/make_test_videos" --list >/dev/null; then
+  echo "gpu_bundle.sh: make_test_videos does not start with the bundle's FFmpeg libraries (a stub too many?)" >&2
+  exit 1
+fi
+
 # nvJPEG2000 (optional): the GPU machines have none. Where tools/fetch_dali.sh left its wheel, its
 # library goes into lib/, which run.sh puts on LD_LIBRARY_PATH: the decoder's search finds it there
 # by soname (operators/decoders/nvjpeg2k/nvjpeg2k_loader.h). No wheel: JPEG 2000 stays on the CPU
@@ -95,7 +124,7 @@ done
 cp tools/bundle_run.sh "$BUNDLE/run.sh"
 cp tools/test_summary.py "$BUNDLE/"
 chmod +x "$BUNDLE/run.sh"
-echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(wc -l < "$BUNDLE/tests/index") test binaries)"
+echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(cat "$BUNDLE/tests/index" 2>/dev/null | wc -l) test binaries)"
 
 # GPU_BUNDLE_NO_PACK=1: leave .bundle/ unpacked (tools/ab_bundles.sh packs several together).
 [ "${GPU_BUNDLE_NO_PACK:-0}" = 1 ] && exit 0

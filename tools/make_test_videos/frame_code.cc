@@ -27,6 +27,29 @@ bool BitOfCell(int frame_number, int row, int column) {
 
 uint8_t Wave(double phase) { return static_cast<uint8_t>(std::lround(128.0 + 100.0 * std::sin(2.0 * kPi * phase))); }
 
+// A well-mixed 32-bit hash of a lattice point (the detail's noise needs no more than this).
+uint32_t Hash(uint32_t x, uint32_t y, uint32_t seed) {
+  uint32_t h = x * 0x8da6b343u ^ y * 0xd8163841u ^ seed * 0xcb1ab31fu;
+  h ^= h >> 15;
+  h *= 0x2c1b3c6du;
+  h ^= h >> 12;
+  h *= 0x297a2d39u;
+  return h ^ (h >> 15);
+}
+
+// Value noise in [-1, 1] on a lattice of `cell` pixels, bilinear between the lattice points.
+double Blobs(int x, int y, int cell, uint32_t seed) {
+  const int gx = x / cell, gy = y / cell;
+  const double fx = static_cast<double>(x % cell) / cell, fy = static_cast<double>(y % cell) / cell;
+  auto at = [&](int i, int j) {
+    return static_cast<double>(Hash(static_cast<uint32_t>(gx + i), static_cast<uint32_t>(gy + j), seed) & 0xffff) / 32767.5 - 1.0;
+  };
+  const double top = at(0, 0) + (at(1, 0) - at(0, 0)) * fx, bottom = at(0, 1) + (at(1, 1) - at(0, 1)) * fx;
+  return top + (bottom - top) * fy;
+}
+
+uint8_t Clamp(double v) { return static_cast<uint8_t>(std::lround(v < 0 ? 0 : (v > 255 ? 255 : v))); }
+
 }  // namespace
 
 void DrawTestFrame(int frame_number, int width, int height, uint8_t* rgb, int stride) {
@@ -46,6 +69,25 @@ void DrawTestFrame(int frame_number, int width, int height, uint8_t* rgb, int st
       p[0] = Wave(static_cast<double>(x) / width + frame_number / 40.0);
       p[1] = Wave(0.5 * y / height + frame_number / 60.0);
       p[2] = Wave(static_cast<double>(x + y) / (width + height) - frame_number / 50.0);
+    }
+  }
+}
+
+void AddTestDetail(int frame_number, uint32_t seed, int width, int height, uint8_t* rgb, int stride) {
+  // The texture moves 3 px right and 1 px down per frame; the grain is new every frame.
+  const int dx = 3 * frame_number, dy = frame_number;
+  for (int y = height / 2; y < height; ++y) {
+    uint8_t* p = rgb + static_cast<int64_t>(y) * stride;
+    for (int x = 0; x < width; ++x, p += 3) {
+      const int tx = x + 4096 - dx % 4096, ty = y + 4096 - dy % 4096;  // non-negative lattice coordinates
+      const double blobs = 45.0 * Blobs(tx, ty, 24, seed) + 20.0 * Blobs(tx, ty, 6, seed + 1);
+      const double fine = static_cast<double>(Hash(static_cast<uint32_t>(tx), static_cast<uint32_t>(ty), seed + 2) & 31) - 15.5;
+      const double grain =
+          static_cast<double>(Hash(static_cast<uint32_t>(x), static_cast<uint32_t>(y), seed + 3 + static_cast<uint32_t>(frame_number)) & 7) - 3.5;
+      const double v = blobs + 0.8 * fine + grain;
+      p[0] = Clamp(0.6 * p[0] + v + 20);
+      p[1] = Clamp(0.6 * p[1] + 0.9 * v + 20);
+      p[2] = Clamp(0.6 * p[2] + 0.8 * v + 20);
     }
   }
 }

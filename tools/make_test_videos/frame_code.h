@@ -28,6 +28,14 @@ constexpr int kFrameCodeBits = 16;  // frame numbers 0..65535
 // Writes frame `frame_number` as packed RGB (3 bytes per pixel, `stride` bytes per row).
 void DrawTestFrame(int frame_number, int width, int height, uint8_t* rgb, int stride);
 
+// Adds camera-like detail to the bottom half of a frame DrawTestFrame wrote (the code rows stay
+// as they are, so the number still reads): a texture of coarse blobs and fine grain that pans a few
+// pixels per frame (motion an encoder predicts, as in real footage) plus a little grain that changes
+// every frame (which no encoder predicts). Smooth gradients alone compress to almost nothing; with
+// this, 720p streams at the encoders' settings here carry bitrates of real footage, so decoders
+// are timed on realistic work. Deterministic in (frame_number, seed).
+void AddTestDetail(int frame_number, uint32_t seed, int width, int height, uint8_t* rgb, int stride);
+
 // The frame number drawn into an RGB frame (packed, `stride` bytes per row), or -1 when the code
 // cannot be read: a cell too grey to decide, or a bit that disagrees with its inverted copy.
 int ReadFrameNumber(const uint8_t* rgb, int width, int height, int stride);

@@ -2,12 +2,13 @@
 //
 //   make_test_videos [--codec h264|hevc|vp9|av1|mpeg4] [--container mp4|mkv|webm|avi]
 //                    [--size WxH] [--frames N] [--gop G] [--bframes B] [--vfr] [--open-gop]
-//                    [--fps F] [--seed S] [--first-frame K] OUT
+//                    [--fps F] [--seed S] [--first-frame K] [--detail] OUT
 //   make_test_videos --list              which codecs this FFmpeg can encode (and with what)
 //   make_test_videos --fuzz-seeds DIR    the seed corpus of fuzz/video_demux_fuzz (tiny clips)
 //
 // Every frame carries its number (frame_code.h), so a test reads back which frame it got; the
 // tests write their own clips into a temporary folder through the same library (test_video.h).
+// --detail adds camera-like texture below the code (the video benchmark's data, bench/video/).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,7 +27,7 @@ using conveyor::testvideos::WriteTestVideo;
 int Usage() {
   std::fprintf(stderr,
                "usage: make_test_videos [--codec C] [--container K] [--size WxH] [--frames N] [--gop G] "
-               "[--bframes B] [--vfr] [--open-gop] [--fps F] [--seed S] [--first-frame K] OUT\n"
+               "[--bframes B] [--vfr] [--open-gop] [--fps F] [--seed S] [--first-frame K] [--detail] OUT\n"
                "       make_test_videos --list | --fuzz-seeds DIR\n");
   return 2;
 }
@@ -110,6 +111,8 @@ int main(int argc, char** argv) {
         o.vfr = true;
       } else if (a == "--open-gop") {
         o.open_gop = true;
+      } else if (a == "--detail") {
+        o.detail = true;
       } else if (!a.empty() && a[0] != '-' && out.empty()) {
         out = a;
       } else {

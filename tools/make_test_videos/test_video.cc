@@ -248,6 +248,7 @@ TestVideo WriteTestVideo(const std::string& path, const TestVideoOptions& o) {
   }
   for (int n = 0; n < o.frames; ++n) {
     DrawTestFrame(o.first_frame + n, o.width, o.height, rgb.data(), o.width * 3);
+    if (o.detail) AddTestDetail(o.first_frame + n, o.seed, o.width, o.height, rgb.data(), o.width * 3);
     Check(av_frame_make_writable(frame.get()), "frame buffer");
     const uint8_t* src[1] = {rgb.data()};
     const int src_stride[1] = {o.width * 3};

@@ -31,7 +31,8 @@ struct TestVideoOptions {
   bool vfr = false;               // frame durations drawn in [0.5, 1.5] / fps (not avi)
   bool open_gop = false;          // h264/hevc: keyframes after the first are not IDR
   int fps = 25;
-  uint32_t seed = 1;              // the VFR durations
+  uint32_t seed = 1;              // the VFR durations and the detail's texture
+  bool detail = false;            // camera-like texture and grain in the bottom half (AddTestDetail)
   int first_frame = 0;            // the number drawn into the first frame
 };
 
