@@ -32,6 +32,10 @@ struct BoxEncoderParams {
   double scale = 1;
   std::array<double, 4> means = {0, 0, 0, 0};
   std::array<double, 4> stds = {1, 1, 1, 1};
+  // From the above (MakeBoxEncoderParams), so that a sample's work is the IoUs and its matched
+  // anchors only: each anchor's area, and its background output (4 floats, rule 4).
+  std::vector<double> anchor_area;
+  std::vector<float> background;
 };
 
 // Checks the argument values (anchors: a nonempty multiple of 4 floats, ltrb, each anchor finite
@@ -42,7 +46,9 @@ BoxEncoderParams MakeBoxEncoderParams(const std::vector<double>& anchors, double
                                       const std::string& where);
 
 // One sample. `boxes`: clipped (ReadClippedBoxes); `labels`: one per box. Writes
-// 4 * anchors floats to `out_boxes` and one label per anchor to `out_labels`.
+// 4 * anchors floats to `out_boxes` and one label per anchor to `out_labels`. The background is
+// copied from params.background; only matched anchors are computed (SSD300: 8,732 anchors, a
+// few dozen matched).
 void EncodeBoxes(const std::vector<Box>& boxes, const std::vector<int64_t>& labels, const BoxEncoderParams& params,
                  float* out_boxes, int64_t* out_labels);
 

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/error.h"
 #include "operators/detection/box_encoder.h"
@@ -20,6 +22,29 @@ std::array<double, 4> Four(const std::vector<double>& v, const char* name, const
                           std::to_string(v.size()));
   }
   return {v[0], v[1], v[2], v[3]};
+}
+
+// Rule 4 for one anchor and its target (the anchor itself for the background).
+void EncodeOne(const BoxEncoderParams& params, const Box& anchor_box, const Box& target, float* dst) {
+  if (!params.offset) {
+    const CenterBox c = Center(target, 1.0);
+    dst[0] = static_cast<float>(c.cx);
+    dst[1] = static_cast<float>(c.cy);
+    dst[2] = static_cast<float>(c.w);
+    dst[3] = static_cast<float>(c.h);
+    return;
+  }
+  const CenterBox c = Center(target, params.scale), an = Center(anchor_box, params.scale);
+  const double raw[4] = {(c.cx - an.cx) / an.w, (c.cy - an.cy) / an.h, std::log(c.w / an.w), std::log(c.h / an.h)};
+  for (size_t i = 0; i < 4; ++i) dst[i] = static_cast<float>((raw[i] - params.means[i]) / params.stds[i]);
+}
+
+// IntersectionArea (boxes.cc), the same arithmetic, here where the compiler can inline it into the
+// anchors' loop.
+inline double Intersection(const Box& a, const Box& b) {
+  const double w = std::min(a.r, b.r) - std::max(a.l, b.l);
+  const double h = std::min(a.b, b.b) - std::max(a.t, b.t);
+  return w > 0 && h > 0 ? w * h : 0.0;
 }
 
 }  // namespace
@@ -57,63 +82,71 @@ BoxEncoderParams MakeBoxEncoderParams(const std::vector<double>& anchors, double
       throw InvalidArgument(where + ": argument \"stds\": must be nonzero, got 0 at position " + std::to_string(i));
     }
   }
+  p.anchor_area.reserve(p.anchors.size());
+  p.background.reserve(4 * p.anchors.size());
+  for (const Box& anchor : p.anchors) {
+    p.anchor_area.push_back(Area(anchor));
+    float background[4];
+    EncodeOne(p, anchor, anchor, background);
+    p.background.insert(p.background.end(), background, background + 4);
+  }
   return p;
 }
 
 void EncodeBoxes(const std::vector<Box>& boxes, const std::vector<int64_t>& labels, const BoxEncoderParams& params,
                  float* out_boxes, int64_t* out_labels) {
   const size_t num_anchors = params.anchors.size();
-  std::vector<size_t> used;  // the boxes with area
+  constexpr int32_t kNone = -1;
+  // Per thread, reused: a sample allocates nothing once a thread has met the anchor count.
+  thread_local std::vector<int32_t> match;
+  thread_local std::vector<double> match_iou;
+  thread_local std::vector<size_t> used;  // the boxes with area
+  used.clear();
   for (size_t b = 0; b < boxes.size(); ++b) {
     if (HasArea(boxes[b])) used.push_back(b);
   }
-  constexpr size_t kNone = static_cast<size_t>(-1);
-  std::vector<size_t> match(num_anchors, kNone);
-  std::vector<double> match_iou(num_anchors, 0.0);
+  match.assign(num_anchors, kNone);
+  match_iou.assign(num_anchors, 0.0);
   std::vector<size_t> best_anchor(used.size(), 0);
   std::vector<double> best_anchor_iou(used.size(), 0.0);
-  std::vector<double> anchor_area(num_anchors);
-  for (size_t a = 0; a < num_anchors; ++a) anchor_area[a] = Area(params.anchors[a]);
-
+  const Box* anchors = params.anchors.data();
+  const double* anchor_area = params.anchor_area.data();
   for (size_t k = 0; k < used.size(); ++k) {
     const Box& box = boxes[used[k]];
     const double box_area = Area(box);
+    double best_iou = 0.0;
+    size_t best = 0;
     for (size_t a = 0; a < num_anchors; ++a) {
-      const double inter = IntersectionArea(box, params.anchors[a]);
-      const double iou = inter > 0 ? inter / (box_area + anchor_area[a] - inter) : 0.0;
+      const double inter = Intersection(box, anchors[a]);
+      if (!(inter > 0)) continue;  // IoU 0: neither an anchor's match nor the box's best
+      const double iou = inter / (box_area + anchor_area[a] - inter);
       if (iou > match_iou[a]) {  // strictly: the first box keeps a tie
         match_iou[a] = iou;
-        match[a] = k;
+        match[a] = static_cast<int32_t>(k);
       }
-      if (iou > best_anchor_iou[k]) {
-        best_anchor_iou[k] = iou;
-        best_anchor[k] = a;
+      if (iou > best_iou) {
+        best_iou = iou;
+        best = a;
       }
     }
+    best_anchor[k] = best;
+    best_anchor_iou[k] = best_iou;
   }
   for (size_t a = 0; a < num_anchors; ++a) {
     if (!(match_iou[a] > params.criteria)) match[a] = kNone;
   }
   for (size_t k = 0; k < used.size(); ++k) {
-    if (best_anchor_iou[k] > 0) match[best_anchor[k]] = k;
+    if (best_anchor_iou[k] > 0) match[best_anchor[k]] = static_cast<int32_t>(k);
   }
-
+  std::memcpy(out_boxes, params.background.data(), params.background.size() * sizeof(float));
   for (size_t a = 0; a < num_anchors; ++a) {
-    const Box& anchor_box = params.anchors[a];
-    const Box& target = match[a] == kNone ? anchor_box : boxes[used[match[a]]];
-    out_labels[a] = match[a] == kNone ? 0 : labels[used[match[a]]];
-    float* dst = out_boxes + 4 * a;
-    if (!params.offset) {
-      const CenterBox c = Center(target, 1.0);
-      dst[0] = static_cast<float>(c.cx);
-      dst[1] = static_cast<float>(c.cy);
-      dst[2] = static_cast<float>(c.w);
-      dst[3] = static_cast<float>(c.h);
+    if (match[a] == kNone) {
+      out_labels[a] = 0;
       continue;
     }
-    const CenterBox c = Center(target, params.scale), an = Center(anchor_box, params.scale);
-    const double raw[4] = {(c.cx - an.cx) / an.w, (c.cy - an.cy) / an.h, std::log(c.w / an.w), std::log(c.h / an.h)};
-    for (size_t i = 0; i < 4; ++i) dst[i] = static_cast<float>((raw[i] - params.means[i]) / params.stds[i]);
+    const size_t b = used[static_cast<size_t>(match[a])];
+    out_labels[a] = labels[b];
+    EncodeOne(params, anchors[a], boxes[b], out_boxes + 4 * a);
   }
 }
 

@@ -58,6 +58,7 @@ class BoxEncoderOp final : public Operator {
     TensorListCPU& out_boxes = ws.OutputCpu(0);
     TensorListCPU& out_labels = ws.OutputCpu(1);
     const BoxLayout ltrb = BoxLayout::FromLtrb(true);
+    const bool int64_labels = out_labels.dtype() == DType::kInt64;
     ws.ParallelFor(boxes.num_samples(), 1, [&](int64_t begin, int64_t end) {
       std::vector<int64_t> encoded_labels(params_.anchors.size());
       for (int64_t i = begin; i < end; ++i) {
@@ -66,11 +67,11 @@ class BoxEncoderOp final : public Operator {
         std::vector<int64_t> sample_labels(sample_boxes.size());
         for (size_t b = 0; b < sample_labels.size(); ++b)
           sample_labels[b] = ReadLabel(labels, s, static_cast<int64_t>(b));
-        EncodeBoxes(sample_boxes, sample_labels, params_, static_cast<float*>(out_boxes.raw_sample(s)),
-                    encoded_labels.data());
-        for (size_t a = 0; a < encoded_labels.size(); ++a) {
-          WriteLabel(out_labels, s, static_cast<int64_t>(a), encoded_labels[a]);
-        }
+        int64_t* direct = int64_labels ? static_cast<int64_t*>(out_labels.raw_sample(s)) : encoded_labels.data();
+        EncodeBoxes(sample_boxes, sample_labels, params_, static_cast<float*>(out_boxes.raw_sample(s)), direct);
+        if (int64_labels) continue;
+        auto* narrow = static_cast<int32_t*>(out_labels.raw_sample(s));  // WriteLabel's int32 case
+        for (size_t a = 0; a < encoded_labels.size(); ++a) narrow[a] = static_cast<int32_t>(encoded_labels[a]);
       }
     });
   }
