@@ -97,7 +97,10 @@ void ResampleCpu(const ResampleDesc& d, resample::Filter filter, DType in_dtype,
 // `capacity_bytes`: the output buffer's size (sizes the grid, so a captured launch covers any
 // batch that fits). Samples with out_h or out_w 0 are skipped. Linear and nearest without
 // antialiasing (at most two taps per axis) take a direct kernel; the rest the tiled two-pass one.
+// `crop_mirror`: the descriptors may have axis origins or a mirror mask (MakeResizeCropDesc); the
+// kernels then read them (a separate instantiation: plain resizes, false, read neither, and ran
+// 1.5-6% slower when every kernel did — geometry_bench, H200, 2026-11-27).
 void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, resample::Filter filter,
-                 bool antialias, DType in_dtype, DType out_dtype, cuda::StreamView stream);
+                 bool antialias, DType in_dtype, DType out_dtype, cuda::StreamView stream, bool crop_mirror = false);
 
 }  // namespace conveyor::ops

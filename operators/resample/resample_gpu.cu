@@ -110,7 +110,7 @@ __device__ __forceinline__ void HorizontalSums(const In* px, const float (&wk)[k
 
 // One tile on the exact-taps path (see kExactMaxTaps): weights (0 where a column or row lacks the
 // tap), horizontal pass of rows [lo_rows, hi_rows) into tmp, vertical pass, outputs.
-template <typename In, typename Out, Filter F, int kC>
+template <typename In, typename Out, Filter F, int kC, bool kCrop>
 __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const ResampleDesc* g, const In* in, Out* out,
                                               int c, int ox0, int oy0,
                                               int tw, int th, int nx, int ny, int lo_rows, int hi_rows,
@@ -183,7 +183,7 @@ __device__ __forceinline__ void ExactTapsTile(const ResampleDesc& d, const Resam
           }
         }
       }
-      Out* dst = out + OutPixelOf(d, g, oy0 + r, ox0 + tx) * c;
+      Out* dst = out + OutPixelOf<kCrop>(d, g, oy0 + r, ox0 + tx) * c;
 #pragma unroll
       for (int ch = 0; ch < kCh; ++ch) {
         if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
@@ -208,7 +208,7 @@ __device__ __forceinline__ void EdgeTaps(Filter f, const Axis& axis, int origin,
 // At most 48 registers (5 blocks per SM): the 3-channel linear antialiased resize ran 0.331 ms at
 // 64 registers (4 blocks) and 0.308 at 48 on the H100. The generic instantiation (kC = 0) spills
 // 40-148 B under this bound; not yet measured (geometry_bench's gray and RGBA cases).
-template <typename In, typename Out, Filter F, int kC>
+template <typename In, typename Out, Filter F, int kC, bool kCrop>
 __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const ResampleDesc* descs) {
   constexpr int kCh = kChannels<kC>;
   constexpr int kTH = kTileHOf<kC>, kPPT = kTH / kRowThreads;
@@ -255,9 +255,9 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
 
     __syncthreads();  // the previous tile is done with the taps and tmp
     if (tid < kTileW) {  // warp 0: the columns' taps and their largest count
-      EdgeTaps(F, WithOrigin(d.axis_x, &g->axis_x.origin), ox0, tw, tid, tap_x, &tile_taps[0]);
+      EdgeTaps(F, WithOrigin<kCrop>(d.axis_x, &g->axis_x.origin), ox0, tw, tid, tap_x, &tile_taps[0]);
     } else if (tid < 2 * kTileW) {  // warp 1: the rows'
-      EdgeTaps(F, WithOrigin(d.axis_y, &g->axis_y.origin), oy0, th, tid - kTileW, tap_y, &tile_taps[1]);
+      EdgeTaps(F, WithOrigin<kCrop>(d.axis_y, &g->axis_y.origin), oy0, th, tid - kTileW, tap_y, &tile_taps[1]);
     }
     __syncthreads();
     if constexpr (kExactTaps<In, kC>) {
@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
         const int lo_rows = ShiftedLo(tap_y[0], ny, d.axis_y.extent);
         const int hi_rows = ShiftedLo(tap_y[th - 1], ny, d.axis_y.extent) + ny;
         if (hi_rows - lo_rows <= rows_per_chunk) {  // block-uniform: the barriers inside are legal
-          ExactTapsTile<In, Out, F, kC>(d, g, in, out, c, ox0, oy0, tw, th, nx, ny, lo_rows, hi_rows, tap_x, tap_y, w_x,
+          ExactTapsTile<In, Out, F, kC, kCrop>(d, g, in, out, c, ox0, oy0, tw, th, nx, ny, lo_rows, hi_rows, tap_x, tap_y, w_x,
                                         w_y, tmp);
           continue;
         }
@@ -382,7 +382,7 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
     for (int p = 0; p < kPPT; ++p) {
       const int r = ty + p * kRowThreads;
       if (r < th && tx < tw) {
-        Out* dst = out + OutPixelOf(d, g, oy0 + r, ox0 + tx) * c;
+        Out* dst = out + OutPixelOf<kCrop>(d, g, oy0 + r, ox0 + tx) * c;
 #pragma unroll
         for (int ch = 0; ch < kCh; ++ch) {
           if (ch < c) dst[ch] = Convert<Out>(acc[p][ch]);
@@ -392,40 +392,47 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) ResampleKernel(const R
   }
 }
 
-template <typename In, typename Out, int kC>
+template <typename In, typename Out, int kC, bool kCrop>
 void LaunchFiltered(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
   const dim3 block(kTileW, kRowThreads);
   switch (filter) {
     case Filter::kNearest:
-      ResampleKernel<In, Out, Filter::kNearest, kC><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kNearest, kC, kCrop><<<grid, block, 0, stream>>>(descs);
       break;
     case Filter::kLinear:
-      ResampleKernel<In, Out, Filter::kLinear, kC><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kLinear, kC, kCrop><<<grid, block, 0, stream>>>(descs);
       break;
     case Filter::kCubic:
-      ResampleKernel<In, Out, Filter::kCubic, kC><<<grid, block, 0, stream>>>(descs);
+      ResampleKernel<In, Out, Filter::kCubic, kC, kCrop><<<grid, block, 0, stream>>>(descs);
       break;
   }
   CONVEYOR_CHECK_LAUNCH("ResampleKernel");
 }
 
-template <typename In, typename Out>
-void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, bool antialias, cudaStream_t stream) {
-  if (filter != Filter::kCubic && !antialias) return LaunchTwoTap<In, Out>(descs, n, blocks, filter, stream);
-  LaunchFiltered<In, Out, 3>(descs, n, blocks, filter, stream);
+template <typename In, typename Out, bool kCrop>
+void LaunchTiled(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+  LaunchFiltered<In, Out, 3, kCrop>(descs, n, blocks, filter, stream);
   // A quarter of the blocks for the other channel counts: in a batch of 3-channel samples every
   // block of this launch reads its descriptor and exits, and an empty 8,192-block launch cost
   // 11.6 us under ncu on the H100 (its blocks live one descriptor load each, 5 per SM). Its
   // grid-stride loops still cover every tile of a gray or RGBA batch.
-  LaunchFiltered<In, Out, 0>(descs, n, std::max(blocks / 4, 1), filter, stream);
+  LaunchFiltered<In, Out, 0, kCrop>(descs, n, std::max(blocks / 4, 1), filter, stream);
+}
+
+template <typename In, typename Out>
+void LaunchTyped(const ResampleDesc* descs, int n, int blocks, Filter filter, bool antialias, bool crop,
+                 cudaStream_t stream) {
+  if (filter != Filter::kCubic && !antialias) return LaunchTwoTap<In, Out>(descs, n, blocks, filter, crop, stream);
+  if (crop) return LaunchTiled<In, Out, true>(descs, n, blocks, filter, stream);
+  LaunchTiled<In, Out, false>(descs, n, blocks, filter, stream);
 }
 
 }  // namespace
 }  // namespace resample_detail
 
 void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_bytes, resample::Filter filter, bool antialias,
-                 DType in_dtype, DType out_dtype, cuda::StreamView stream) {
+                 DType in_dtype, DType out_dtype, cuda::StreamView stream, bool crop_mirror) {
   using namespace resample_detail;
   if (num_samples == 0 || capacity_bytes == 0) return;
   // Blocks per sample: enough for the largest one-channel sample the capacity holds, but no more
@@ -435,10 +442,10 @@ void ResampleGpu(const ResampleDesc* descs, int num_samples, int64_t capacity_by
   const int64_t spread = std::max<int64_t>((8192 + num_samples - 1) / num_samples, 1);
   const int blocks = static_cast<int>(std::min(tiles, spread));
   const cudaStream_t s = stream.get();
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, antialias, s);
-  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return LaunchTyped<uint8_t, float>(descs, num_samples, blocks, filter, antialias, s);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return LaunchTyped<float, uint8_t>(descs, num_samples, blocks, filter, antialias, s);
-  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return LaunchTyped<float, float>(descs, num_samples, blocks, filter, antialias, s);
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kUInt8) return LaunchTyped<uint8_t, uint8_t>(descs, num_samples, blocks, filter, antialias, crop_mirror, s);
+  if (in_dtype == DType::kUInt8 && out_dtype == DType::kFloat32) return LaunchTyped<uint8_t, float>(descs, num_samples, blocks, filter, antialias, crop_mirror, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kUInt8) return LaunchTyped<float, uint8_t>(descs, num_samples, blocks, filter, antialias, crop_mirror, s);
+  if (in_dtype == DType::kFloat32 && out_dtype == DType::kFloat32) return LaunchTyped<float, float>(descs, num_samples, blocks, filter, antialias, crop_mirror, s);
   throw InvalidArgument("resample: unsupported dtypes " + std::string(DTypeName(in_dtype)) + " -> " +
                         std::string(DTypeName(out_dtype)));
 }

@@ -43,19 +43,27 @@ constexpr bool kSkipZeroAdd = std::is_same_v<In, uint8_t> && F != Filter::kCubic
 // global memory where they are used, not from the kernel's copy of it (`d`): a copy holds them in
 // registers from the start, and under the kernels' 48-register bound that spilled more (ptxas,
 // sm_90: the uint8 linear two-tap kernel 20 -> 32 bytes of spill stores; read at the use, 20 as
-// before). `g`: the sample's descriptor in global memory, `d`: the kernel's copy.
+// before). `g`: the sample's descriptor in global memory, `d`: the kernel's copy. kCrop false (plain
+// resizes, ResampleGpu's crop_mirror): nothing is read, origins are 0 and nothing is mirrored.
+template <bool kCrop>
 __device__ __forceinline__ Axis WithOrigin(const Axis& a, const int* origin) {
-  Axis r = a;
-  r.origin = __ldg(origin);
-  return r;
+  if constexpr (!kCrop) {
+    return a;
+  } else {
+    Axis r = a;
+    r.origin = __ldg(origin);
+    return r;
+  }
 }
+template <bool kCrop>
 __device__ __forceinline__ int64_t OutPixelOf(const ResampleDesc& d, const ResampleDesc* g, int oy, int ox) {
+  if constexpr (!kCrop) return static_cast<int64_t>(oy) * d.out_w + ox;
   return OutPixel(__ldg(&g->mirror), d.out_h, d.out_w, oy, ox);
 }
 
 // Linear or nearest without antialiasing, every sample in one launch of grid (blocks, n).
 // Instantiated for In, Out in {uint8_t, float}.
 template <typename In, typename Out>
-void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream);
+void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, bool crop, cudaStream_t stream);
 
 }  // namespace conveyor::ops::resample_detail

@@ -80,7 +80,7 @@ __device__ __forceinline__ Out ConvertNonNegative(float v) {
 // One tile on the staged path; false (before any barrier, block-uniformly) when its footprint does
 // not fit. `image` is the frame's first byte, `in` its window's origin, `out` the frame's output.
 // Same expressions in the same order as the direct path.
-template <typename Out>
+template <typename Out, bool kCrop>
 __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const ResampleDesc* g, const TwoTapTaps& s,
                                                  TwoTapStage& st, const uint8_t* image, const uint8_t* in, Out* out,
                                                  int ox0, int oy0) {
@@ -167,7 +167,7 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Re
   const int xn = s.n_x[tx];
   const float wx0 = s.w_x[0][tx], wx1 = s.w_x[1][tx];  // +0 where the tap is missing
   const int ob = xn > 0 ? (s.lo_x[tx] - xs) * 3 : 0;
-  const int mirror = __ldg(&g->mirror);  // see WithOrigin
+  const int mirror = kCrop ? __ldg(&g->mirror) : 0;  // see WithOrigin
   Out* dst = out + OutPixel(mirror, d.out_h, d.out_w, oy0 + ty, ox0 + tx) * 3;
   const int dst_step = ((mirror & kMirrorY) ? -kRowThreads : kRowThreads) * d.out_w * 3;  // rows reversed
 #pragma unroll
@@ -202,7 +202,7 @@ __device__ __forceinline__ bool StagedLinearTile(const ResampleDesc& d, const Re
 
 // One sample's tiles (the block's share of them) for channel path kC. `g`: the descriptor in
 // global memory, `d`: the kernel's copy (WithOrigin says why both).
-template <typename In, typename Out, Filter F, int kC>
+template <typename In, typename Out, Filter F, int kC, bool kCrop>
 __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const ResampleDesc* g, TwoTapTaps& s,
                                              TwoTapStage& st) {
   const int c = kC != 0 ? kC : d.channels;
@@ -229,7 +229,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
     // every axis has stretch 1 (MakeAxis); descriptors made otherwise break ResampleGpu's contract.
     if (tid < kTileW) {
       if (ox0 + tid < d.out_w) {
-        const Tap t = MakeTap(F, WithOrigin(d.axis_x, &g->axis_x.origin), ox0 + tid, true);
+        const Tap t = MakeTap(F, WithOrigin<kCrop>(d.axis_x, &g->axis_x.origin), ox0 + tid, true);
         s.lo_x[tid] = t.lo;
         s.n_x[tid] = t.count < 2 ? t.count : 2;
         // Weights of missing taps are +0 (read by the staged path without a test; the others
@@ -239,7 +239,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
     } else if (tid < kTileW + kDirectTileH) {
       const int r = tid - kTileW;
       if (oy0 + r < d.out_h) {
-        const Tap t = MakeTap(F, WithOrigin(d.axis_y, &g->axis_y.origin), oy0 + r, true);
+        const Tap t = MakeTap(F, WithOrigin<kCrop>(d.axis_y, &g->axis_y.origin), oy0 + r, true);
         s.lo_y[r] = t.lo;
         s.n_y[r] = t.count < 2 ? t.count : 2;
         for (int k = 0; k < 2; ++k) s.w_y[k][r] = k < t.count ? Weight(F, d.axis_y, t, t.lo + k, true) : 0.f;
@@ -248,7 +248,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
     __syncthreads();
     if constexpr (kStaged<In, F, kC>) {
       static_assert(kSkipZeroAdd<In, F>, "StagedLinearTile starts its sums from the first product");
-      if (StagedLinearTile(d, g, s, st, image, in, out, ox0, oy0)) continue;
+      if (StagedLinearTile<Out, kCrop>(d, g, s, st, image, in, out, ox0, oy0)) continue;
     }
     const int ox = ox0 + tx;
     if (ox >= d.out_w) continue;
@@ -306,7 +306,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
               acc[ch] = kSkipZeroAdd<In, F> && k == 0 ? FMul(wy[q][k], h) : FAdd(acc[ch], FMul(wy[q][k], h));
             }
           }
-          Out* dst = out + OutPixelOf(d, g, oy, ox) * kC;
+          Out* dst = out + OutPixelOf<kCrop>(d, g, oy, ox) * kC;
 #pragma unroll
           for (int ch = 0; ch < kC; ++ch) dst[ch] = Convert<Out>(acc[ch]);
         }
@@ -333,7 +333,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
             }
           }
         }
-        Out* dst = out + OutPixelOf(d, g, oy, ox) * c;
+        Out* dst = out + OutPixelOf<kCrop>(d, g, oy, ox) * c;
 #pragma unroll
         for (int ch = 0; ch < kMaxResampleChannels; ++ch) {
           if (ch < c) dst[ch] = Convert<Out>(acc[ch]);
@@ -347,7 +347,7 @@ __device__ __forceinline__ void TwoTapSample(const ResampleDesc& d, const Resamp
 // 62 registers and 0.110 under this bound (the direct path before it 0.113), gray -6%. ptxas
 // spills 8 bytes of the uint8 linear instantiation since the staging's 32-bit offsets (measured
 // with them: 0.097 ms).
-template <typename In, typename Out, Filter F>
+template <typename In, typename Out, Filter F, bool kCrop>
 __global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const ResampleDesc* descs) {
   __shared__ TwoTapTaps s;
   __shared__ TwoTapStage st;
@@ -355,34 +355,38 @@ __global__ void __launch_bounds__(kTileW* kRowThreads, 5) TwoTapKernel(const Res
   if (d.out_h <= 0 || d.out_w <= 0 || d.channels <= 0) return;
   // Block-uniform (one sample per block row of the grid), so the barriers inside stay legal.
   if (d.channels == 3) {
-    TwoTapSample<In, Out, F, 3>(d, descs + blockIdx.y, s, st);
+    TwoTapSample<In, Out, F, 3, kCrop>(d, descs + blockIdx.y, s, st);
   } else {
-    TwoTapSample<In, Out, F, 0>(d, descs + blockIdx.y, s, st);
+    TwoTapSample<In, Out, F, 0, kCrop>(d, descs + blockIdx.y, s, st);
   }
 }
 
 template <typename In, typename Out, Filter F>
-void LaunchTwoTapFilter(const dim3& grid, const dim3& block, const ResampleDesc* descs, cudaStream_t stream) {
-  TwoTapKernel<In, Out, F><<<grid, block, 0, stream>>>(descs);
+void LaunchTwoTapFilter(const dim3& grid, const dim3& block, const ResampleDesc* descs, bool crop, cudaStream_t stream) {
+  if (crop) {
+    TwoTapKernel<In, Out, F, true><<<grid, block, 0, stream>>>(descs);
+  } else {
+    TwoTapKernel<In, Out, F, false><<<grid, block, 0, stream>>>(descs);
+  }
 }
 
 }  // namespace
 
 template <typename In, typename Out>
-void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, cudaStream_t stream) {
+void LaunchTwoTap(const ResampleDesc* descs, int n, int blocks, Filter filter, bool crop, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(n));
   const dim3 block(kTileW, kRowThreads);
   if (filter == Filter::kNearest) {
-    LaunchTwoTapFilter<In, Out, Filter::kNearest>(grid, block, descs, stream);
+    LaunchTwoTapFilter<In, Out, Filter::kNearest>(grid, block, descs, crop, stream);
   } else {
-    LaunchTwoTapFilter<In, Out, Filter::kLinear>(grid, block, descs, stream);
+    LaunchTwoTapFilter<In, Out, Filter::kLinear>(grid, block, descs, crop, stream);
   }
   CONVEYOR_CHECK_LAUNCH("TwoTapKernel");
 }
 
-template void LaunchTwoTap<uint8_t, uint8_t>(const ResampleDesc*, int, int, Filter, cudaStream_t);
-template void LaunchTwoTap<uint8_t, float>(const ResampleDesc*, int, int, Filter, cudaStream_t);
-template void LaunchTwoTap<float, uint8_t>(const ResampleDesc*, int, int, Filter, cudaStream_t);
-template void LaunchTwoTap<float, float>(const ResampleDesc*, int, int, Filter, cudaStream_t);
+template void LaunchTwoTap<uint8_t, uint8_t>(const ResampleDesc*, int, int, Filter, bool, cudaStream_t);
+template void LaunchTwoTap<uint8_t, float>(const ResampleDesc*, int, int, Filter, bool, cudaStream_t);
+template void LaunchTwoTap<float, uint8_t>(const ResampleDesc*, int, int, Filter, bool, cudaStream_t);
+template void LaunchTwoTap<float, float>(const ResampleDesc*, int, int, Filter, bool, cudaStream_t);
 
 }  // namespace conveyor::ops::resample_detail

@@ -140,7 +140,7 @@ class ResizeCropMirrorOp final : public Operator {
     const ResampleDesc* d = descs_.Upload(ws.slot(), ws.stream());
     if (out.num_samples() == 0 || out.buffer().empty()) return;
     ResampleGpu(d, out.num_samples(), static_cast<int64_t>(out.buffer().size()), filter_, antialias_, in.dtype(),
-                out.dtype(), ws.stream());
+                out.dtype(), ws.stream(), /*crop_mirror=*/true);
   }
 
  private:
