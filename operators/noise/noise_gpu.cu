@@ -9,11 +9,29 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// grid (blocks per sample, samples); threads stride over the sample's units.
+// Units 2k and 2k+1 take draws 4k..4k+3: one Philox block (10 rounds) serves both, where a
+// generator per unit would compute every block twice. Seeking to a multiple of 4 lets the
+// compiler keep the generator's four words in registers.
+template <typename T, void (*Rule)(const NoiseSample&, int64_t, Philox&)>
+__device__ void UnitPairs(const NoiseSample& s, const NoiseKey& key) {
+  const int64_t pairs = (s.units + 1) / 2;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < pairs; k += stride) {
+    Philox rng(key.seed, key.node, key.iteration, s.sample);
+    rng.Seek(4 * static_cast<uint64_t>(k));
+    Rule(s, 2 * k, rng);
+    if (2 * k + 1 < s.units) Rule(s, 2 * k + 1, rng);
+  }
+}
+
+// grid (blocks per sample, samples); threads stride over the sample's units (pairs of units for
+// the modes that take exactly two draws per unit).
 template <typename T>
 __global__ void NoiseKernel(const NoiseKey* key_ptr, const NoiseSample* samples) {
   const NoiseSample s = samples[blockIdx.y];
   const NoiseKey key = *key_ptr;
+  if (s.mode == NoiseMode::kGaussian) return UnitPairs<T, GaussianUnit<T>>(s, key);
+  if (s.mode == NoiseMode::kSaltAndPepper) return UnitPairs<T, SaltAndPepperUnit<T>>(s, key);
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t u = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; u < s.units; u += stride) {
     NoiseUnit<T>(s, key, u);

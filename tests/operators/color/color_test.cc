@@ -252,6 +252,16 @@ TEST(ColorGpu, MatchesCpu) {
       }
     }
   }
+  // uint8 tones go through a per-sample table on the GPU (byte_lut.cuh): the same bytes, per-sample
+  // parameters included.
+  const TensorListCPU u8 = RandomBatch(shapes, DType::kUInt8, "HWC");
+  const ArgInputs tone = {{"threshold", PerSampleScalars(RandomVector<float>(kN, 0.f, 260.f))},
+                          {"bits", PerSampleScalars<int32_t>({0, 1, 3, 5, 7, 8})}};
+  const OpSpec sol = Op("solarize").SetArgInput("threshold", "t"), post = Op("posterize").SetArgInput("bits", "b");
+  ExpectSameBytes(RunOp(sol, Device::kGpu, u8, {{"threshold", tone.at("threshold")}}),
+                  RunOp(sol, Device::kCpu, u8, {{"threshold", tone.at("threshold")}}), "solarize per-sample thresholds");
+  ExpectSameBytes(RunOp(post, Device::kGpu, u8, {{"bits", tone.at("bits")}}),
+                  RunOp(post, Device::kCpu, u8, {{"bits", tone.at("bits")}}), "posterize per-sample bits");
 }
 
 ConformanceCase Cpu(const std::string& name, OpSpec spec) { return {name, std::move(spec), Device::kCpu, DType::kUInt8, true, "HWC", 3}; }

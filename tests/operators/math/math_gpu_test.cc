@@ -142,6 +142,31 @@ TEST(MathGpu, PerSampleScalarsAndForcedDTypesMatchCpu) {
   }
 }
 
+// One 1-byte input (uint8, int8, bool) takes the per-sample table kernel (math_gpu.cu): the
+// program interpreted once per byte value, then a table read per element. Same bits as the CPU for
+// every output dtype (1, 2, 4 and 8-byte words), per-sample scalars, and the augment_bench shape.
+TEST(MathGpu, OneByteInputTableMatchesCpu) {
+  CONVEYOR_REQUIRE_GPU();
+  std::vector<Shape> shapes = EdgeShapes();
+  shapes.push_back(Shape{224, 224, 3});
+  const ArgInputs args = {{"s0", PerSampleScalars(RandomVector<float>(shapes.size(), -2.f, 2.f))},
+                          {"s3", PerSampleScalars(RandomVector<float>(shapes.size(), 0.f, 300.f))}};
+  for (DType t : {DType::kUInt8, DType::kInt8, DType::kBool}) {
+    const std::vector<TensorListCPU> in = {RandomTyped(shapes, t, "", -128, 128)};
+    for (DType out : kAllDTypes) {
+      const std::string what = std::string(DTypeName(t)) + " to " + std::string(DTypeName(out));
+      ExpectGpuMatchesCpu(Math("clamp(x * s0 + s3, 0, 255)").SetArgInput("s0", "a").SetArgInput("s3", "b")
+                              .SetArg("dtype", std::string(DTypeName(out))),
+                          in, "clamp affine " + what, 0, args);
+      ExpectGpuMatchesCpu(Math("where(x > 100, x // 3, 7 - x) + s3").SetArgInput("s3", "b").SetArg("dtype", std::string(DTypeName(out))),
+                          in, "select " + what, 0, {{"s3", args.at("s3")}});
+      ExpectGpuMatchesCpu(Math("pow(abs(x) / 255, s3 / 100) * 255").SetArgInput("s3", "b").SetArg("dtype", std::string(DTypeName(out))),
+                          in, "pow " + what, 8, {{"s3", args.at("s3")}});
+    }
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
 // One operator, several iterations: shapes change, descriptors are rewritten, the dtype change
 // recompiles.
 TEST(MathGpu, SeveralIterationsThroughOneOperator) {
