@@ -9,8 +9,8 @@
 //   CpuFrameDecoder (now)              NvdecFrameDecoder (next)
 //   avcodec_send_packet                cuvidParseVideoData: the parser's callbacks queue
 //   avcodec_receive_frame              decoded surfaces in display order (pts from the packet)
-//   sws_scale → RGB in host memory     cuvidMapVideoFrame → NV12→RGB kernel on the reader's
-//                                      stream → RGB in device memory; unmap
+//   sws_scale → RGB in host memory     cuvidMapVideoFrame → NV12→RGB kernel on the decoder's own
+//                                      stream (after the reader's) → RGB in device memory; unmap
 //
 // Contract (both backends):
 // - Send(nullptr) ends the stream: frames still held are released to Receive, then kDrained.
@@ -23,7 +23,8 @@
 //   and HEVC backends must know the stream's parameter sets after a Flush (NVDEC: feed
 //   VideoStreamInfo::annexb_headers first), since non-IDR keyframes do not repeat them.
 // - Output(dst) writes the frame last received as packed RGB, height x width x 3 bytes, to dst
-//   (host memory for the CPU backend; device memory, ordered on its stream, for NVDEC).
+//   (host memory for the CPU backend; device memory for NVDEC: written after the work queued on
+//   the reader's stream so far, and finished when Output returns).
 #pragma once
 
 #include <cstdint>

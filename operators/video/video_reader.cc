@@ -251,7 +251,8 @@ void VideoReaderOp::RunCpu(Workspace& ws) {
   });
 }
 
-// The same clips as RunCpu; NVDEC decoders write into the device output on ws.stream(), CPU
+// The same clips as RunCpu; NVDEC decoders write into the device output (after ws.stream()'s
+// work so far, finished when their Decode returns: nothing to wait for after the loop), CPU
 // fallbacks into the slot's pinned staging (uploaded after). The small outputs are written on the
 // host (pinned, per slot) and copied.
 void VideoReaderOp::RunGpu(Workspace& ws) {

@@ -19,9 +19,11 @@
 //   RunCpu:  every clip on the CPU stage's threads: DecoderPool::Acquire(file) → ClipDecoder::
 //            Decode(frames) straight into the output buffer → back to the pool
 //   RunGpu:  (device: gpu) the same on the GPU stage's threads, NVDEC decoders (nvdec/) writing RGB
-//            straight into the device output on ws.stream(); files NVDEC cannot take (no
-//            libnvcuvid, codec, depth, size) decode on the CPU into pinned staging and are
-//            uploaded — said once on stderr, counted (nvdec_fallback_files / _clips)
+//            straight into the device output, each on its own stream ordered after ws.stream()
+//            and finished before RunGpu returns; a file closed leaves its NVDEC decoder to the
+//            next one opened (nvdec_sessions()); files NVDEC cannot take (no libnvcuvid, codec,
+//            depth, size) decode on the CPU into pinned staging and are uploaded — said once on
+//            stderr, counted (nvdec_fallback_files / _clips)
 //
 // on_error (as the decoders'): `error` stops the pipeline with the file and the frame;
 // `skip` leaves out files that cannot be indexed (or are too short) when the reader is built, and
@@ -86,6 +88,8 @@ class VideoReaderOp final : public Operator {
   int64_t nvdec_fallback_clips() const { return fallback_clips_.load(); }
   int64_t nvdec_clips() const { return nvdec_clips_.load(); }
   std::string nvdec_fallback_reason() const;
+  // NVDEC decoders created, and files that took one a closed file left instead (nvdec_sessions.h).
+  NvdecSessionStats nvdec_sessions() const { return SessionStats(*nvdec_options_.sessions); }
 
  private:
   void ListEntries();

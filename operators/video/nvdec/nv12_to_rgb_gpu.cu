@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "operators/video/nvdec/nv12_to_rgb_gpu.h"
 #include "operators/video/nvdec/nv12_to_rgb_pixel.h"
 
@@ -39,22 +41,41 @@ int RuntimeDevice(std::string* why) {
   return device;
 }
 
-StreamFence::StreamFence() {
-  cudaEvent_t e = nullptr;
-  if (cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess) event_ = e;
-}
-
-StreamFence::~StreamFence() {
-  if (event_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
-}
-
-std::string StreamFence::Wait(void* stream) {
-  if (event_ == nullptr) {
-    const cudaError_t e = cudaStreamSynchronize(static_cast<cudaStream_t>(stream));
-    return e == cudaSuccess ? "" : ErrorText(e, "cudaStreamSynchronize");
+std::unique_ptr<OutputStream> OutputStream::Create(std::string* why) {
+  std::unique_ptr<OutputStream> s(new OutputStream());
+  cudaStream_t stream = nullptr;
+  cudaEvent_t entry = nullptr, done = nullptr;
+  cudaError_t e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) s->stream_ = stream;
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&entry, cudaEventDisableTiming);
+  if (e == cudaSuccess) s->entry_ = entry;
+  if (e == cudaSuccess) e = cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+  if (e == cudaSuccess) s->done_ = done;
+  if (e != cudaSuccess) {
+    if (why != nullptr) *why = ErrorText(e, "cudaStreamCreateWithFlags/cudaEventCreateWithFlags");
+    return nullptr;  // the destructor frees what was made
   }
-  cudaError_t e = cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(stream));
-  if (e == cudaSuccess) e = cudaEventSynchronize(static_cast<cudaEvent_t>(event_));
+  return s;
+}
+
+OutputStream::~OutputStream() {
+  if (done_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
+  if (entry_ != nullptr) cudaEventDestroy(static_cast<cudaEvent_t>(entry_));
+  if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+std::string OutputStream::After(void* caller) {
+  if (caller == nullptr) return "";
+  cudaError_t e = cudaEventRecord(static_cast<cudaEvent_t>(entry_), static_cast<cudaStream_t>(caller));
+  if (e == cudaSuccess) {
+    e = cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), static_cast<cudaEvent_t>(entry_), 0);
+  }
+  return e == cudaSuccess ? "" : ErrorText(e, "cudaEventRecord/cudaStreamWaitEvent");
+}
+
+std::string OutputStream::Wait() {
+  cudaError_t e = cudaEventRecord(static_cast<cudaEvent_t>(done_), static_cast<cudaStream_t>(stream_));
+  if (e == cudaSuccess) e = cudaEventSynchronize(static_cast<cudaEvent_t>(done_));
   return e == cudaSuccess ? "" : ErrorText(e, "cudaEventRecord/cudaEventSynchronize");
 }
 

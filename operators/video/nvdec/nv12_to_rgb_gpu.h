@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "operators/video/nvdec/nv12_to_rgb.h"
@@ -17,19 +18,37 @@ std::string Nv12ToRgbGpu(const Nv12Planes& planes, const YuvToRgb& m, uint8_t* r
 // NVDEC must decode on so its context is the runtime's. -1 and `why` on failure.
 int RuntimeDevice(std::string* why);
 
-// An event to wait for the work queued so far on a stream (NVDEC surfaces may be unmapped only
-// once the kernel reading them finished). Host-blocking; cheap (one per decoder).
-class StreamFence {
+// The stream one NVDEC session maps and converts its frames on (created once with the session,
+// never the pipeline's stream shared by every decoding thread: a host wait on a shared stream waits
+// for every thread's queued frames, which serialises the decoders). Not thread-safe: one session,
+// one thread at a time.
+//
+//   caller's stream ──After: record `entry`, own stream waits on it (the output buffer is free)
+//   own stream      ──map post-processing → RGB kernel ──Wait: record `done`, host waits on it
+//                     (the surface may be unmapped only once the kernel read it)
+//
+// Every frame is waited for before Output returns, so the caller's stream needs no event back: its
+// later work reads finished frames.
+class OutputStream {
  public:
-  StreamFence();
-  ~StreamFence();
-  StreamFence(const StreamFence&) = delete;
-  StreamFence& operator=(const StreamFence&) = delete;
-  // Records on `stream` and waits for it. Returns "" or the error's text.
-  std::string Wait(void* stream);
+  // Null and `why` filled when the stream or its events cannot be created.
+  static std::unique_ptr<OutputStream> Create(std::string* why);
+  ~OutputStream();
+  OutputStream(const OutputStream&) = delete;
+  OutputStream& operator=(const OutputStream&) = delete;
+
+  void* get() const { return stream_; }  // a cudaStream_t
+  // Orders this stream after the work queued so far on `caller` (a cudaStream_t; null: nothing to
+  // wait for). Never blocks the host. Returns "" or the error's text.
+  std::string After(void* caller);
+  // Blocks the host until the work queued so far on this stream finished. Returns "" or the error.
+  std::string Wait();
 
  private:
-  void* event_ = nullptr;
+  OutputStream() = default;
+  void* stream_ = nullptr;
+  void* entry_ = nullptr;
+  void* done_ = nullptr;
 };
 
 }  // namespace conveyor::ops::video

@@ -6,6 +6,7 @@
 #include "operators/video/nvdec/nv12_to_rgb.h"
 #include "operators/video/nvdec/nv12_to_rgb_gpu.h"
 #include "operators/video/nvdec/nvdec_loader.h"
+#include "operators/video/nvdec/nvdec_sessions.h"
 
 namespace conveyor::ops::video {
 namespace {
@@ -21,19 +22,6 @@ bool CodecFor(VideoCodec c, cudaVideoCodec* out) {
     default: return false;
   }
 }
-
-// Makes the primary context current for a scope (cuvid calls and their callbacks need it).
-class ContextScope {
- public:
-  ContextScope(const NvdecApi* api, CUcontext ctx) : api_(api) { api_->cu->cuCtxPushCurrent(ctx); }
-  ~ContextScope() {
-    CUcontext popped = nullptr;
-    api_->cu->cuCtxPopCurrent(&popped);
-  }
-
- private:
-  const NvdecApi* api_;
-};
 
 }  // namespace
 
@@ -51,8 +39,8 @@ struct NvdecFrameDecoder::Impl {
   CUdevice device = 0;
   CUcontext ctx = nullptr;
   CUvideoparser parser = nullptr;
-  CUvideodecoder decoder = nullptr;
-  CUVIDDECODECREATEINFO created{};  // the decoder's parameters
+  std::unique_ptr<NvdecSession> session;  // the decoder and the stream frames are converted on
+  bool session_healthy = true;            // false after a failed cuvid / CUDA call: never reused
   YuvToRgb matrix{};
   int width = 0, height = 0;        // display area = output size
   bool p016 = false;
@@ -64,31 +52,26 @@ struct NvdecFrameDecoder::Impl {
   std::vector<uint8_t> joined;
   std::string callback_error;       // set by a callback that failed; `fatal`: the stream is unusable
   bool fatal = false;
-  std::unique_ptr<StreamFence> fence;
 
   std::string Where() const { return "\"" + name + "\": NVDEC " + info.codec_name + ": "; }
 
   ~Impl() {
     if (api == nullptr || ctx == nullptr) return;
     {
-      ContextScope scope(api, ctx);
+      NvdecContextScope scope(api, ctx);
       if (parser != nullptr) api->cuvid->cuvidDestroyVideoParser(parser);
-      if (decoder != nullptr) api->cuvid->cuvidDestroyDecoder(decoder);
-      fence.reset();
     }
+    ReleaseSession();
     api->cu->cuDevicePrimaryCtxRelease(device);
   }
 
   // "" when the engines take a 4:2:0 stream of this codec, depth and coded size, else why not.
   std::string Refuses(cudaVideoCodec c, int bit_depth, unsigned w, unsigned h) {
     CUVIDDECODECAPS caps{};
-    caps.eCodecType = c;
-    caps.eChromaFormat = cudaVideoChromaFormat_420;
-    caps.nBitDepthMinus8 = static_cast<unsigned>(bit_depth - 8);
     CUresult r;
     {
-      ContextScope scope(api, ctx);
-      r = api->cuvid->cuvidGetDecoderCaps(&caps);
+      NvdecContextScope scope(api, ctx);
+      r = DecoderCaps(*api, device, c, bit_depth, &caps);
     }
     const std::string what = info.codec_name + " 4:2:0 " + std::to_string(bit_depth) + "-bit";
     if (r != CUDA_SUCCESS) return CuResultText(*api, r, "cuvidGetDecoderCaps");
@@ -110,12 +93,13 @@ struct NvdecFrameDecoder::Impl {
     p.CodecType = codec;
     p.ulMaxNumDecodeSurfaces = 1;  // the sequence callback returns the stream's need
     p.ulErrorThreshold = 100;      // decode damaged pictures too: cuvidGetDecodeStatus flags them
-    p.ulMaxDisplayDelay = 0;       // frames shown as soon as they may be
+    // Frames decoded ahead of the one shown: the engine works on them while it is converted.
+    p.ulMaxDisplayDelay = static_cast<unsigned>(std::max(0, options.display_delay));
     p.pUserData = this;
     p.pfnSequenceCallback = [](void* user, CUVIDEOFORMAT* f) { return static_cast<Impl*>(user)->OnSequence(f); };
     p.pfnDecodePicture = [](void* user, CUVIDPICPARAMS* pic) { return static_cast<Impl*>(user)->OnDecode(pic); };
     p.pfnDisplayPicture = [](void* user, CUVIDPARSERDISPINFO* d) { return static_cast<Impl*>(user)->OnDisplay(d); };
-    ContextScope scope(api, ctx);
+    NvdecContextScope scope(api, ctx);
     const CUresult r = api->cuvid->cuvidCreateVideoParser(&parser, &p);
     if (r != CUDA_SUCCESS) {
       parser = nullptr;
@@ -126,6 +110,17 @@ struct NvdecFrameDecoder::Impl {
   void Fail(const std::string& why, bool is_fatal) {
     if (callback_error.empty()) callback_error = why;
     fatal = fatal || is_fatal;
+  }
+
+  // Returns the session (our decoder) to the cache for the next file of its format, or destroys it
+  // when there is no cache or a call on it failed.
+  void ReleaseSession() {
+    if (session == nullptr) return;
+    if (session_healthy && options.sessions != nullptr) {
+      options.sessions->Give(std::move(session));
+    }
+    session.reset();
+    session_healthy = true;
   }
 
   int OnSequence(CUVIDEOFORMAT* f) {
@@ -141,59 +136,70 @@ struct NvdecFrameDecoder::Impl {
       Fail(refused, true);
       return 0;
     }
-    const unsigned surfaces =
-        std::min<unsigned>(kMaxSurfaces, f->min_num_decode_surfaces + static_cast<unsigned>(options.extra_surfaces));
-    if (decoder != nullptr && created.ulWidth == f->coded_width && created.ulHeight == f->coded_height &&
-        created.bitDepthMinus8 == f->bit_depth_luma_minus8 && created.ulNumDecodeSurfaces == surfaces &&
-        width == w && height == h) {
-      return static_cast<int>(surfaces);  // a new parser (Flush) over the same stream: keep the decoder
-    }
-    if (decoder != nullptr) {
-      api->cuvid->cuvidDestroyDecoder(decoder);
-      decoder = nullptr;
-    }
     if (w <= 0 || h <= 0 || (w % 2) != 0 || (h % 2) != 0) {
       Fail("display area " + std::to_string(w) + "x" + std::to_string(h) + " (NVDEC's output needs even sizes)", true);
       return 0;
     }
-    CUVIDDECODECREATEINFO ci{};
-    ci.ulWidth = f->coded_width;
-    ci.ulHeight = f->coded_height;
-    ci.ulNumDecodeSurfaces = surfaces;
-    ci.CodecType = f->codec;
-    ci.ChromaFormat = f->chroma_format;
-    ci.ulCreationFlags = cudaVideoCreate_PreferCUVID;
-    ci.bitDepthMinus8 = f->bit_depth_luma_minus8;
-    ci.ulMaxWidth = f->coded_width;
-    ci.ulMaxHeight = f->coded_height;
-    ci.display_area.left = static_cast<short>(f->display_area.left);
-    ci.display_area.top = static_cast<short>(f->display_area.top);
-    ci.display_area.right = static_cast<short>(f->display_area.right);
-    ci.display_area.bottom = static_cast<short>(f->display_area.bottom);
-    ci.OutputFormat = depth > 8 ? cudaVideoSurfaceFormat_P016 : cudaVideoSurfaceFormat_NV12;
-    ci.DeinterlaceMode = f->progressive_sequence ? cudaVideoDeinterlaceMode_Weave : cudaVideoDeinterlaceMode_Adaptive;
-    ci.ulTargetWidth = static_cast<unsigned>(w);
-    ci.ulTargetHeight = static_cast<unsigned>(h);
-    ci.ulNumOutputSurfaces = 2;
-    const CUresult r = api->cuvid->cuvidCreateDecoder(&decoder, &ci);
-    if (r != CUDA_SUCCESS) {
-      decoder = nullptr;
-      Fail(CuResultText(*api, r, "cuvidCreateDecoder") + " (" + std::to_string(f->coded_width) + "x" +
-               std::to_string(f->coded_height) + ", " + std::to_string(surfaces) + " surfaces)",
-           true);
-      return 0;
+    // The parser holds display_delay decoded frames beyond the stream's references.
+    const unsigned slack =
+        static_cast<unsigned>(std::max(0, options.display_delay) + std::max(0, options.extra_surfaces));
+    const unsigned surfaces = std::min<unsigned>(kMaxSurfaces, f->min_num_decode_surfaces + slack);
+    const CUVIDDECODECREATEINFO want = CreateInfo(*f, w, h, surfaces);
+    // A new parser (Flush) over the same stream keeps the session; another format needs another.
+    if (session == nullptr || !CompatibleSession(session->created(), want)) {
+      if (session != nullptr && !shown.empty()) {
+        // Their surfaces belong to the session being replaced.
+        Fail("the stream's format changed with frames of the previous format not yet output", true);
+        return 0;
+      }
+      ReleaseSession();
+      if (options.sessions != nullptr) session = options.sessions->Take(device, want);
+      if (session == nullptr) {
+        std::string why;
+        session = options.sessions != nullptr ? options.sessions->Create(*api, device, want, &why)
+                                              : NvdecSession::Create(*api, device, want, &why);
+        if (session == nullptr) {
+          Fail(why + " (" + std::to_string(f->coded_width) + "x" + std::to_string(f->coded_height) + ", " +
+                   std::to_string(surfaces) + " surfaces)",
+               true);
+          return 0;
+        }
+      }
     }
-    created = ci;
     width = w;
     height = h;
     p016 = depth > 8;
     matrix = YuvToRgbFor(MatrixFromH273(f->video_signal_description.matrix_coefficients, h),
                          f->video_signal_description.video_full_range_flag != 0);
-    return static_cast<int>(surfaces);
+    // The parser cycles through as many surfaces as the session has (at least `surfaces`).
+    return static_cast<int>(session->created().ulNumDecodeSurfaces);
+  }
+
+  static CUVIDDECODECREATEINFO CreateInfo(const CUVIDEOFORMAT& f, int w, int h, unsigned surfaces) {
+    CUVIDDECODECREATEINFO ci{};
+    ci.ulWidth = f.coded_width;
+    ci.ulHeight = f.coded_height;
+    ci.ulNumDecodeSurfaces = surfaces;
+    ci.CodecType = f.codec;
+    ci.ChromaFormat = f.chroma_format;
+    ci.ulCreationFlags = cudaVideoCreate_PreferCUVID;
+    ci.bitDepthMinus8 = f.bit_depth_luma_minus8;
+    ci.ulMaxWidth = f.coded_width;
+    ci.ulMaxHeight = f.coded_height;
+    ci.display_area.left = static_cast<short>(f.display_area.left);
+    ci.display_area.top = static_cast<short>(f.display_area.top);
+    ci.display_area.right = static_cast<short>(f.display_area.right);
+    ci.display_area.bottom = static_cast<short>(f.display_area.bottom);
+    ci.OutputFormat = f.bit_depth_luma_minus8 > 0 ? cudaVideoSurfaceFormat_P016 : cudaVideoSurfaceFormat_NV12;
+    ci.DeinterlaceMode = f.progressive_sequence ? cudaVideoDeinterlaceMode_Weave : cudaVideoDeinterlaceMode_Adaptive;
+    ci.ulTargetWidth = static_cast<unsigned>(w);
+    ci.ulTargetHeight = static_cast<unsigned>(h);
+    ci.ulNumOutputSurfaces = 2;
+    return ci;
   }
 
   int OnDecode(CUVIDPICPARAMS* pic) {
-    if (decoder == nullptr) {
+    if (session == nullptr) {
       Fail("a picture before the sequence header", false);
       return 0;
     }
@@ -203,8 +209,9 @@ struct NvdecFrameDecoder::Impl {
         return 0;
       }
     }
-    const CUresult r = api->cuvid->cuvidDecodePicture(decoder, pic);
+    const CUresult r = api->cuvid->cuvidDecodePicture(session->decoder(), pic);
     if (r != CUDA_SUCCESS) {
+      session_healthy = false;
       Fail(CuResultText(*api, r, "cuvidDecodePicture"), false);
       return 0;
     }
@@ -273,10 +280,6 @@ NvdecFrameDecoder::NvdecFrameDecoder(const VideoStreamInfo& info, std::string na
   } else if (info.codec == VideoCodec::kAv1 && info.extradata.size() > 4 && (info.extradata[0] & 0x80) != 0) {
     m.headers.assign(info.extradata.begin() + 4, info.extradata.end());  // av1C's configOBUs
   }
-  {
-    ContextScope scope(api, m.ctx);
-    m.fence = std::make_unique<StreamFence>();
-  }
   m.CreateParser();
   m.headers_pending = true;
 }
@@ -288,7 +291,7 @@ std::string NvdecFrameDecoder::Describe() const { return "nvdec " + impl_->info.
 void NvdecFrameDecoder::Flush() {
   Impl& m = *impl_;
   {
-    ContextScope scope(m.api, m.ctx);
+    NvdecContextScope scope(m.api, m.ctx);
     if (m.parser != nullptr) m.api->cuvid->cuvidDestroyVideoParser(m.parser);
     m.parser = nullptr;
   }
@@ -319,7 +322,7 @@ FrameDecoder::Sent NvdecFrameDecoder::Send(const VideoPacket* packet, std::strin
   }
   CUresult r;
   {
-    ContextScope scope(m.api, m.ctx);
+    NvdecContextScope scope(m.api, m.ctx);
     r = m.api->cuvid->cuvidParseVideoData(m.parser, &p);
   }
   const std::string at = packet == nullptr ? std::string("at the end of the stream")
@@ -348,11 +351,15 @@ FrameDecoder::Received NvdecFrameDecoder::Receive(DecodedFrame* frame, std::stri
   frame->width = m.width;
   frame->height = m.height;
   frame->damaged = false;
+  if (m.session == nullptr) {  // a picture shown without a decoder: nothing to trust
+    frame->damaged = true;
+    return Received::kFrame;
+  }
   CUVIDGETDECODESTATUS status{};
   CUresult r;
   {
-    ContextScope scope(m.api, m.ctx);
-    r = m.api->cuvid->cuvidGetDecodeStatus(m.decoder, m.current.index, &status);
+    NvdecContextScope scope(m.api, m.ctx);
+    r = m.api->cuvid->cuvidGetDecodeStatus(m.session->decoder(), m.current.index, &status);
   }
   // Not every codec reports a status (CUDA_ERROR_NOT_SUPPORTED): only a reported error counts.
   if (r == CUDA_SUCCESS && (status.decodeStatus == cuvidDecodeStatus_Error ||
@@ -364,31 +371,47 @@ FrameDecoder::Received NvdecFrameDecoder::Receive(DecodedFrame* frame, std::stri
 
 void NvdecFrameDecoder::Output(uint8_t* dst) {
   Impl& m = *impl_;
-  void* stream = m.options.stream->stream.load();
-  ContextScope scope(m.api, m.ctx);
+  if (m.session == nullptr) throw InvalidArgument(m.Where() + "Output without a decoded frame");
+  OutputStream& out = m.session->stream();
+  const auto failed = [&](const std::string& problem) {
+    m.session_healthy = false;
+    return InvalidArgument(m.Where() + "frame with pts " + std::to_string(m.current.pts) + ": " + problem);
+  };
+  NvdecContextScope scope(m.api, m.ctx);
+  // The destination may still be in use by the work queued on the caller's stream.
+  std::string problem = out.After(m.options.stream->stream.load());
+  if (!problem.empty()) throw failed(problem);
   CUVIDPROCPARAMS pp{};
   pp.progressive_frame = m.current.progressive;
   pp.top_field_first = m.current.top_field_first;
-  pp.output_stream = static_cast<CUstream>(stream);
+  pp.output_stream = static_cast<CUstream>(out.get());
   CUdeviceptr frame = 0;
   unsigned int pitch = 0;
-  const CUresult r = m.api->cuvid->cuvidMapVideoFrame(m.decoder, m.current.index, &frame, &pitch, &pp);
-  if (r != CUDA_SUCCESS) {
-    throw InvalidArgument(m.Where() + "frame with pts " + std::to_string(m.current.pts) + ": " +
-                          CuResultText(*m.api, r, "cuvidMapVideoFrame"));
-  }
+  const CUresult r = m.api->cuvid->cuvidMapVideoFrame(m.session->decoder(), m.current.index, &frame, &pitch, &pp);
+  if (r != CUDA_SUCCESS) throw failed(CuResultText(*m.api, r, "cuvidMapVideoFrame"));
   Nv12Planes planes;
   planes.luma = reinterpret_cast<const uint8_t*>(frame);
-  planes.chroma = planes.luma + static_cast<size_t>(pitch) * ((m.created.ulTargetHeight + 1) & ~1ul);
+  planes.chroma = planes.luma + static_cast<size_t>(pitch) * ((m.session->created().ulTargetHeight + 1) & ~1ul);
   planes.pitch = pitch;
   planes.width = m.width;
   planes.height = m.height;
   planes.bytes_per_sample = m.p016 ? 2 : 1;
-  std::string problem = Nv12ToRgbGpu(planes, m.matrix, dst, stream);
-  // The surface may be unmapped (and reused by the decoder) only once the kernel read it.
-  if (problem.empty()) problem = m.fence->Wait(stream);
-  m.api->cuvid->cuvidUnmapVideoFrame(m.decoder, frame);
-  if (!problem.empty()) throw InvalidArgument(m.Where() + "frame with pts " + std::to_string(m.current.pts) + ": " + problem);
+  problem = Nv12ToRgbGpu(planes, m.matrix, dst, out.get());
+  // The surface may be unmapped (and reused by the decoder) only once the kernel read it; waiting
+  // here also makes the frame final before the caller's stream goes on (no event back to it).
+  if (problem.empty()) problem = out.Wait();
+  m.api->cuvid->cuvidUnmapVideoFrame(m.session->decoder(), frame);
+  if (!problem.empty()) throw failed(problem);
+}
+
+std::shared_ptr<NvdecSessionCache> NewNvdecSessionCache() { return std::make_shared<NvdecSessionCache>(); }
+
+NvdecSessionStats SessionStats(const NvdecSessionCache& cache) {
+  NvdecSessionStats s;
+  s.created = cache.created();
+  s.reused = cache.reused();
+  s.idle = cache.idle();
+  return s;
 }
 
 }  // namespace conveyor::ops::video

@@ -36,6 +36,22 @@ struct NvdecApi {
 // The process's NVDEC tables (cuInit(0) done), or null with the reason in `why` (may be null).
 const NvdecApi* SharedNvdec(std::string* why = nullptr);
 
+// Makes a context current for a scope (cuvid calls and their callbacks need it; the CUDA runtime's
+// calls inside use it too).
+class NvdecContextScope {
+ public:
+  NvdecContextScope(const NvdecApi* api, CUcontext ctx) : api_(api) { api_->cu->cuCtxPushCurrent(ctx); }
+  ~NvdecContextScope() {
+    CUcontext popped = nullptr;
+    api_->cu->cuCtxPopCurrent(&popped);
+  }
+  NvdecContextScope(const NvdecContextScope&) = delete;
+  NvdecContextScope& operator=(const NvdecContextScope&) = delete;
+
+ private:
+  const NvdecApi* api_;
+};
+
 // "cuCtxPushCurrent failed: CUDA_ERROR_INVALID_CONTEXT (201)": a driver result as text.
 std::string CuResultText(const NvdecApi& api, CUresult result, const char* call);
 

@@ -20,6 +20,7 @@ extern "C" {
 #include "operators/video/nvdec/gpu_clip_decoder.h"
 #include "operators/video/nvdec/nv12_to_rgb.h"
 #include "operators/video/nvdec/nvdec_loader.h"
+#include "operators/video/nvdec/nvdec_sessions.h"
 #include "tests/operators/video/video_fixture.h"
 
 namespace conveyor::ops::video {
@@ -82,6 +83,47 @@ std::vector<uint8_t> SwscaleRgb(const std::vector<uint8_t>& y, const std::vector
 
 // Tolerance: ±3 levels per value, mean at most 1.0 (measured 0.8 limited range): libswscale's x86 SIMD path computes at 13-15
 // bits (a wrong matrix or range is off by tens of levels).
+// Which idle NVDEC decoder a newly opened file may take (nvdec_sessions.h): one of its exact
+// format, with at least the surfaces it needs (the parser is told the decoder's count).
+TEST(NvdecSessions, AFileTakesOnlyADecoderOfItsFormat) {
+  CUVIDDECODECREATEINFO want{};
+  want.CodecType = cudaVideoCodec_H264;
+  want.ChromaFormat = cudaVideoChromaFormat_420;
+  want.ulWidth = 1280;
+  want.ulHeight = 736;
+  want.ulMaxWidth = 1280;
+  want.ulMaxHeight = 736;
+  want.display_area.right = 1280;
+  want.display_area.bottom = 720;
+  want.ulTargetWidth = 1280;
+  want.ulTargetHeight = 720;
+  want.OutputFormat = cudaVideoSurfaceFormat_NV12;
+  want.ulNumDecodeSurfaces = 12;
+  want.ulNumOutputSurfaces = 2;
+  EXPECT_TRUE(CompatibleSession(want, want));
+  CUVIDDECODECREATEINFO have = want;
+  have.ulNumDecodeSurfaces = 16;
+  EXPECT_TRUE(CompatibleSession(have, want)) << "more surfaces than needed";
+  have.ulNumDecodeSurfaces = 11;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "fewer surfaces than needed";
+  have = want;
+  have.CodecType = cudaVideoCodec_HEVC;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "another codec";
+  have = want;
+  have.ulHeight = 720;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "another coded size";
+  have = want;
+  have.display_area.bottom = 718;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "another display area";
+  have = want;
+  have.bitDepthMinus8 = 2;
+  have.OutputFormat = cudaVideoSurfaceFormat_P016;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "another bit depth";
+  have = want;
+  have.DeinterlaceMode = cudaVideoDeinterlaceMode_Adaptive;
+  EXPECT_FALSE(CompatibleSession(have, want)) << "another deinterlacing";
+}
+
 TEST(Nv12ToRgb, ReferenceMatchesLibswscaleWithinThreeLevels) {
   // Luma random per pixel; chroma constant over 4x4 chroma blocks, so whichever chroma
   // reconstruction libswscale picks (nearest or interpolated) sees the same value inside blocks;
