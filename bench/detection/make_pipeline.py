@@ -8,7 +8,7 @@ variants that leave nodes out, for the rows that show where Conveyor's time goes
 | file (in OUT_DIR)              | nodes                                                     | outputs                 |
 |--------------------------------|-----------------------------------------------------------|-------------------------|
 | detection_full.yaml            | all (the headline row)                                    | images_out, encoded, encoded_labels, boxes, labels |
-| detection_no_encoder.yaml      | all but box_encoder and the two copies to the GPU         | images_out, boxes, labels |
+| detection_no_encoder.yaml      | all but box_encoder                                       | images_out, boxes, labels |
 | detection_decode_only.yaml     | readers.coco and decoders.image                           | images                  |
 
 The template is cut into node blocks at its `  - op:` lines (it is written that way; a block that
@@ -28,10 +28,9 @@ TEMPLATE = os.path.join(os.path.dirname(HERE), "pipelines", "detection_bench.yam
 ANCHORS_LINE = re.compile(r"^(\s*)anchors: \[[^\]]*\]\s*# SSD300_ANCHORS.*$", re.M)
 VARIANTS = {
     "detection_full.yaml": ((), None),
-    "detection_no_encoder.yaml": (("encoder", "encoded_to_device", "encoded_labels_to_device"),
-                                  "[images_out, boxes, labels]"),
-    "detection_decode_only.yaml": (("bbox_crop", "crop", "resize", "flip", "flip_boxes", "normalize", "encoder",
-                                    "encoded_to_device", "encoded_labels_to_device"), "[images]"),
+    "detection_no_encoder.yaml": (("encoder",), "[images_out, boxes, labels]"),
+    "detection_decode_only.yaml": (("bbox_crop", "crop", "resize", "flip", "flip_boxes", "normalize", "encoder"),
+                                   "[images]"),
 }
 
 

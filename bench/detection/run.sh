@@ -23,7 +23,8 @@
 #       conveyor_cli    `conveyor bench --json` (C++: stage split, GPU issue parts, decoder split)
 #       dali_unfused    dali_detection.py --mode unfused (decoders.image + slice: Conveyor's operators)
 #       dali_fused      dali_detection.py --mode fused (decoders.image_slice: DALI's fastest)
-#     then once: conveyor_loader (conveyor_detection.py --loader: torch tensors, padded boxes);
+#     then once: dali_fused_gpuenc (--mode fused --encoder gpu: DALI's box_encoder on the GPU, as
+#     Conveyor's runs) and conveyor_loader (conveyor_detection.py --loader: torch tensors, padded boxes);
 #  5. when Conveyor's C++ row is below 1.25x DALI's best (or --ablation): `conveyor bench` with
 #     CONVEYOR_ISSUE_DETAIL=1 (segments split into setup/prepare/run), without the box encoder, and
 #     decode alone, so RESULTS.md shows what limits it;
@@ -136,10 +137,10 @@ conveyor_cli() {  # NAME YAML EXTRA_ENV TAGS
   measure "$1" "$ROW_TIMEOUT" "$CENV $KNOBS $3" "$4" -- "$CONVEYOR_BIN" bench "$2" --json \
     --warmup $((EPOCH + WARMUP)) --iterations "$IT" --repeats "$REP"
 }
-dali_row() {  # NAME MODE PROCESS
-  measure "$1" "$ROW_TIMEOUT" "$DENV" "who=dali mode=$2 process=$3" -- "$DALI_PYTHON" "$HERE/dali_detection.py" \
-    --coco "$COCO" --mode "$2" --batch "$BATCH" --threads "$THREADS" --prefetch "$PREFETCH" --iterations "$IT" \
-    --repeats "$REP" --warmup "$WARMUP" "${SMOKE_ARG[@]}"
+dali_row() {  # NAME MODE PROCESS [ENCODER]
+  measure "$1" "$ROW_TIMEOUT" "$DENV" "who=dali mode=$2 process=$3 encoder=${4:-cpu}" -- "$DALI_PYTHON" \
+    "$HERE/dali_detection.py" --coco "$COCO" --mode "$2" --encoder "${4:-cpu}" --batch "$BATCH" --threads "$THREADS" \
+    --prefetch "$PREFETCH" --iterations "$IT" --repeats "$REP" --warmup "$WARMUP" "${SMOKE_ARG[@]}"
 }
 for p in $(seq 1 "$PROCESSES"); do
   over_budget "round $p: conveyor_cli" || conveyor_cli "conveyor_cli_p$p" "$PIPES/detection_full.yaml" "" \
@@ -147,6 +148,7 @@ for p in $(seq 1 "$PROCESSES"); do
   over_budget "round $p: dali_unfused" || dali_row "dali_unfused_p$p" unfused "$p"
   over_budget "round $p: dali_fused" || dali_row "dali_fused_p$p" fused "$p"
   if [ "$p" = 1 ]; then
+    over_budget "dali_fused_gpuenc" || dali_row "dali_fused_gpuenc_p1" fused 1 gpu
     LOADER=(--loader); [ "$SMOKE" = 1 ] && LOADER=()  # no torch here: the Pipeline loop checks the script
     over_budget "conveyor_loader" || measure conveyor_loader "$ROW_TIMEOUT" "$CENV" "who=conveyor path=python process=1" -- \
       "$PYTHON" "$HERE/conveyor_detection.py" --yaml "$PIPES/detection_full.yaml" --coco "$COCO" "${LOADER[@]}" \

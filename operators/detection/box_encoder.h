@@ -36,6 +36,9 @@ struct BoxEncoderParams {
   // anchors only: each anchor's area, and its background output (4 floats, rule 4).
   std::vector<double> anchor_area;
   std::vector<float> background;
+  // Each anchor as rule 4's offsets see it: [cx, cy, w, h] times scale, 4 doubles per anchor. The
+  // GPU backend reads these (and the two above) from a device copy, so it uses the CPU's bits.
+  std::vector<double> anchor_center;
 };
 
 // Checks the argument values (anchors: a nonempty multiple of 4 floats, ltrb, each anchor finite

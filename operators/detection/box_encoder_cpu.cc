@@ -84,11 +84,14 @@ BoxEncoderParams MakeBoxEncoderParams(const std::vector<double>& anchors, double
   }
   p.anchor_area.reserve(p.anchors.size());
   p.background.reserve(4 * p.anchors.size());
+  p.anchor_center.reserve(4 * p.anchors.size());
   for (const Box& anchor : p.anchors) {
     p.anchor_area.push_back(Area(anchor));
     float background[4];
     EncodeOne(p, anchor, anchor, background);
     p.background.insert(p.background.end(), background, background + 4);
+    const CenterBox c = Center(anchor, p.scale);  // EncodeOne's `an`
+    p.anchor_center.insert(p.anchor_center.end(), {c.cx, c.cy, c.w, c.h});
   }
   return p;
 }
