@@ -19,7 +19,7 @@ import os
 import sys
 
 from results_e2e import SECOND, by_role, e2e_section, legacy, peer_targets, targets
-from results_format import brief, fmt, mem, rate, ratio, status, verdict
+from results_format import brief, fmt, mem, rate, ratio, read_kv, status, verdict
 from results_robustness import datasets, robustness
 from results_sweeps import sweeps
 
@@ -50,17 +50,6 @@ def load(raw):
         with open(path) as f:
             texts[os.path.basename(path)[5:-4]] = f.read()
     return rows, gb, texts
-
-
-def read_kv(path):
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep:
-                    out[key.strip()] = value.strip()
-    return out
 
 
 def gb_rows(data):

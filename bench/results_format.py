@@ -1,5 +1,6 @@
 """Formatting shared by bench/make_results.py and its section modules: a row's rate and status,
 numbers, ratios and verdicts as RESULTS.md writes them."""
+import os
 
 
 def rate(row):
@@ -49,3 +50,15 @@ def verdict(ok):
 
 def ratio(a, b):
     return None if a is None or b is None or b == 0 else a / b
+
+
+def read_kv(path):
+    """`key: value` lines of a text file (machine.txt, timings) as a dict; {} when it is missing."""
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep:
+                    out[key.strip()] = value.strip()
+    return out

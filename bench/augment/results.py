@@ -17,6 +17,10 @@ import argparse
 import glob
 import json
 import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results_format import read_kv  # noqa: E402
 
 POLICIES = ["none", "rand_augment", "trivial_augment_wide", "auto_augment", "auto_augment_reduced"]
 POLICY_NAMES = {
@@ -60,17 +64,6 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError) as e:
         return {"error": "unreadable %s: %s" % (os.path.basename(path), e)}
-
-
-def read_kv(path):
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep:
-                    out[key.strip()] = value.strip()
-    return out
 
 
 def rates(row):

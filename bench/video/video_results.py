@@ -20,6 +20,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from results_format import read_kv  # noqa: E402
+
 TARGET = 1.25
 PEER = "dali_legacy"
 ROLES = {  # role -> what the table calls it, in table order
@@ -167,17 +170,6 @@ def table(rows):
     return lines
 
 
-def key_values(path):
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                k, sep, v = line.partition(":")
-                if sep:
-                    out[k.strip()] = v.strip()
-    return out
-
-
 def lines_of(path):
     if not os.path.exists(path):
         return []
@@ -186,7 +178,7 @@ def lines_of(path):
 
 
 def page(raw_dir, rows, targets):
-    machine = key_values(os.path.join(raw_dir, "machine.txt"))
+    machine = read_kv(os.path.join(raw_dir, "machine.txt"))
     device = machine.get("gpu", "no GPU (nvidia-smi found none)").split(",")[0]
     md = ["# Video benchmark (issue 39): Conveyor vs DALI 2.4 readers.video", "",
           "Device: **%s**; %s; %s." % (device, machine.get("cpu", "cpu ?"), machine.get("date_utc", "date ?")),
@@ -197,7 +189,7 @@ def page(raw_dir, rows, targets):
           "and warm-up untimed. Resize: both libraries' defaults, linear with antialiasing; their filters are "
           "each library's own (outputs may differ by rounding)." % (machine.get("batch", "?"), machine.get("device", "GPU").upper()), ""]
     for codec in CODECS:
-        data = key_values(os.path.join(raw_dir, "data_%s.txt" % codec))
+        data = read_kv(os.path.join(raw_dir, "data_%s.txt" % codec))
         if data:
             md.append("- Data %s: %s" % (CODECS[codec], ", ".join("%s %s" % kv for kv in data.items())))
     md += ["", "## Results", ""] + table(rows) + ["", "## Target: Conveyor >= %.2fx DALI readers.video" % TARGET, ""]
@@ -232,7 +224,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "RESULTS.md"), "w") as f:
         f.write(page(args.raw, rows, targets))
-    machine = key_values(os.path.join(args.raw, "machine.txt"))
+    machine = read_kv(os.path.join(args.raw, "machine.txt"))
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump({"device": machine.get("gpu"), "machine": machine, "rows": rows, "targets": targets}, f,
                   indent=1, sort_keys=True)
