@@ -258,6 +258,8 @@ if want kernels && [ "$SMOKE" = 0 ] && ! over_budget "2. kernels vs roofline and
   over_budget "geometry_bench" || gbench geometry_bench "$BENCHBIN/geometry_bench" --benchmark_min_time=0.2
   over_budget "augment_bench" || gbench augment_bench "$BENCHBIN/augment_bench" --benchmark_min_time=0.1
   over_budget "augment_peers" || { timeout 110 "$PYTHON" "$SUITE/augment_peers.py" --deadline 90 > "$RAW/text_augment_peers.txt" 2>&1; echo "augment_peers: rc $?"; }
+  over_budget "tensor_bench" || gbench tensor_bench "$BENCHBIN/tensor_bench" --benchmark_min_time=0.2
+  over_budget "tensor_peers" || { timeout 100 "$PYTHON" "$SUITE/tensor_peers.py" > "$RAW/text_tensor_peers.txt" 2>&1; echo "tensor_peers: rc $?"; }
   for peer in pointwise_peers geometry_peers; do  # torch eager, torch.compile, torchvision v2
     [ -f "$SUITE/$peer.py" ] || continue
     over_budget "$peer" && break
