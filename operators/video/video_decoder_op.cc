@@ -361,7 +361,7 @@ class VideoDecoderOp final : public Operator {
   }
 
   // Pinned memory of one executor slot: the CPU fallback's frames (as large as the output) and
-  // one fill frame (the largest frame's size) of fill_value. Rewritten without waiting: the
+  // one fill frame (the largest frame's size so far) of fill_value. Rewritten without waiting: the
   // executor runs a slot's next iteration after its GPU work (docs/executor.md).
   struct HostSlot {
     Buffer staging_buffer, fill_buffer;
@@ -384,11 +384,13 @@ class VideoDecoderOp final : public Operator {
       slot->staging_buffer = Buffer::Allocate(MemoryKind::kPinned, out.nbytes());
     }
     if (largest_frame > 0 && (slot->fill_buffer.empty() || slot->fill_buffer.size() < largest_frame)) {
+      // fill_value is the node's: the frame is written once, when its buffer is (re)made.
       slot->fill_buffer = Buffer::Allocate(MemoryKind::kPinned, largest_frame);
+      auto* fill = static_cast<uint8_t*>(slot->fill_buffer.host_ptr());
+      for (size_t b = 0; b + 2 < slot->fill_buffer.size(); b += 3) std::memcpy(fill + b, fill_.data(), 3);
     }
     slot->staging = slot->staging_buffer.empty() ? nullptr : static_cast<uint8_t*>(slot->staging_buffer.host_ptr());
     slot->fill = slot->fill_buffer.empty() ? nullptr : static_cast<uint8_t*>(slot->fill_buffer.host_ptr());
-    for (size_t b = 0; b + 2 < largest_frame; b += 3) std::memcpy(slot->fill + b, fill_.data(), 3);
     return *slot;
   }
 
