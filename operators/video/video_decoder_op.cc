@@ -31,6 +31,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -169,11 +170,7 @@ class VideoDecoderOp final : public Operator {
     ReadRequests(ws, in);  // argument errors: never the sample's fault, never skipped
     // Indexing reads packets only (no decoding): cheap next to RunCpu, so done here, where the
     // frame count that the output's shape needs is learnt.
-    skip_.Guard(in, [&] {
-      ws.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) PlanSample(in, static_cast<int>(i));
-      });
-    });
+    skip_.Guard(in, [&] { ForEachSample(ws, n, [&](int i) { PlanSample(in, i); }); });
     TensorListDesc video{{}, DType::kUInt8, "FHWC"};
     for (const Sample& s : samples_) {
       video.shapes.push_back(Shape{s.plan.frames(), s.index->info.height, s.index->info.width, 3});
@@ -185,12 +182,7 @@ class VideoDecoderOp final : public Operator {
     const TensorListCPU& in = ws.InputCpu(0);
     TensorListCPU& out = ws.OutputCpu(0);
     skip_.Guard(in, [&] {
-      ws.ParallelFor(in.num_samples(), 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const int s = static_cast<int>(i);
-          DecodeSample(in, s, static_cast<uint8_t*>(out.raw_sample(s)));
-        }
-      });
+      ForEachSample(ws, in.num_samples(), [&](int s) { DecodeSample(in, s, static_cast<uint8_t*>(out.raw_sample(s))); });
     });
     samples_.clear();  // the sources point into this iteration's input
   }
@@ -204,11 +196,9 @@ class VideoDecoderOp final : public Operator {
     HostSlot& host = PrepareHostSlot(ws.slot(), out);
     std::vector<char> on_device(static_cast<size_t>(n), 0);
     skip_.Guard(in, [&] {
-      ws.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          const int s = static_cast<int>(i);
-          on_device[static_cast<size_t>(i)] = DecodeSampleGpu(in, s, static_cast<uint8_t*>(out.raw_sample(s)), host.staging + out.offset(s));
-        }
+      ForEachSample(ws, n, [&](int s) {
+        on_device[static_cast<size_t>(s)] =
+            DecodeSampleGpu(in, s, static_cast<uint8_t*>(out.raw_sample(s)), host.staging + out.offset(s));
       });
     });
     for (int s = 0; s < n; ++s) {
@@ -235,6 +225,26 @@ class VideoDecoderOp final : public Operator {
     std::shared_ptr<const ClipIndex> index;
     FramePlan plan;
   };
+
+  // f(i) for every sample on ws's threads. When several samples fail, the lowest one's error is
+  // thrown, whichever thread finished first: the same message every run (and on_error: skip drops
+  // the samples in order).
+  template <typename F>
+  static void ForEachSample(const Workspace& ws, int n, F&& f) {
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+    ws.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        try {
+          f(static_cast<int>(i));
+        } catch (...) {
+          errors[static_cast<size_t>(i)] = std::current_exception();
+        }
+      }
+    });
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
 
   std::string SampleWhere(const TensorListCPU& in, int i) const {
     const SampleSource* source = in.source(i);
