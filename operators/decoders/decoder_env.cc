@@ -47,6 +47,10 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
          o.engines_prealloc_grow);
   Switch("CONVEYOR_JPEG_PREALLOC_ALL", "only the 4:2:0 engines' call preallocates", "every engines' call does",
          o.engines_prealloc_all);
+  Switch("CONVEYOR_JPEG_ENGINES_INTERPOLATION", "the engines convert to RGB themselves",
+         "NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION on their handles", o.engines_interpolated_upsampling);
+  Switch("CONVEYOR_JPEG_ENGINES_SORTED", "each engines' call in the balance's order",
+         "each engines' call sorted by size, largest first", o.engines_sorted);
   Switch("CONVEYOR_JPEG_MEMORY_POOLS", "nvJPEG's default allocations on the engines' handles",
          "NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them", o.engines_memory_pools);
   WholeNumber("CONVEYOR_JPEG_CUDA_PINNED", 2, 16, o.cuda_pinned_buffers);

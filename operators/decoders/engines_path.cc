@@ -410,6 +410,13 @@ void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& s
   cuda::DeviceGuard guard(options_.device);
   CONVEYOR_CUDA_CHECK(cudaSetDevice(options_.device));
   for (Call& call : part.calls) {  // each image's parameters, set by Check
+    if (options_.engines_sorted) {
+      std::stable_sort(call.images.begin(), call.images.end(), [&](int x, int y) {
+        const GpuDecodeSample& a = samples[static_cast<size_t>(x)];
+        const GpuDecodeSample& b = samples[static_cast<size_t>(y)];
+        return a.height != b.height ? a.height > b.height : a.width > b.width;
+      });
+    }
     call.params.resize(call.images.size());
     for (size_t k = 0; k < call.images.size(); ++k) {
       call.params[k] = slot.params[static_cast<size_t>(p)][static_cast<size_t>(call.images[k])];

@@ -63,7 +63,10 @@ struct GpuDecoderOptions {
   // Routing (decode_route.h).
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
   OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
-  int64_t large_pixels = 4'000'000;  // baseline JPEGs above this: the engines' calls for large images
+  // Baseline JPEGs above this: the engines, in calls of their own. Off by default (above max_pixels'
+  // default): with each call sorted by size, large images ran faster as balanced 4:2:0 candidates
+  // (realistic set +4%, varied +6%, H100; docs/decoding.md).
+  int64_t large_pixels = 1'000'000'000;
   // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
   // upload), whatever `progressive` says. 0: none.
   int64_t progressive_cpu_pixels = 0;
@@ -81,6 +84,10 @@ struct GpuDecoderOptions {
   // fancy upsampling (the CPU path), so every path gives close images. Dropped silently when the
   // library refuses the flag.
   bool interpolated_upsampling = true;
+  // The same flag on the engines' handles alone. With it, nvJPEG's hardware backend has the engines
+  // write YCbCr and upsamples and converts in a CUDA kernel per image; without, the engines convert
+  // to RGB themselves (their own chroma upsampling).
+  bool engines_interpolated_upsampling = true;
   // The engines' buffers: with engines_prealloc_grow (default), nvjpegDecodeBatchedPreAllocate for
   // the batch's size and its largest image whenever a batch or image of that nvJPEG state is larger
   // than any before (at least the hints: DALI's preallocate_width_hint / _height_hint). Without,
@@ -94,6 +101,11 @@ struct GpuDecoderOptions {
   // NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on the engines' handles: the hardware backend keeps its internal
   // buffers in a memory pool instead of cuMemFree-ing them after each call (which waits for the device).
   bool engines_memory_pools = false;
+  // Each engines' call's images in descending (height, width) order, so images of one size follow
+  // each other (nvImageCodec sorts a batch by subsampling and area before its decoders see it). In
+  // the balance's order, one hardware call of 256 varied-size images took 17 ms of host time, sorted
+  // 10.7 ms (H200, docs/decoding.md).
+  bool engines_sorted = true;
   // Measuring switches (the CLI and benchmarks set them from CONVEYOR_JPEG_*; decoder_env.h).
   bool engines = true;          // false: no hardware engines (their images take the CUDA backend)
   int engine_threads = 2;       // nvJPEG hardware handles sharing the engines' images, 1-4

@@ -93,7 +93,9 @@ void GpuDecoder::Impl::Init() {
     } else if (options.hw_load == 0) {
       counters.unavailable_reason = "hardware JPEG engines given no images (hw_decoder_load 0)";
     } else {
-      counters.unavailable_reason = engines.Init(*lib, options, flags, counters);
+      const unsigned engine_flags =
+          options.interpolated_upsampling && options.engines_interpolated_upsampling ? flags : 0;
+      counters.unavailable_reason = engines.Init(*lib, options, engine_flags, counters);
       counters.hardware_available = engines.ready();
       route.engines = engines.ready();
     }

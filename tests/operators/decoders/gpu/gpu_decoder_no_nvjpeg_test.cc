@@ -56,6 +56,12 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
        "expected 0 (the engines' check in phase A) or 1 (on the engines' side of phase B)"},
       {"CONVEYOR_JPEG_COSTLIEST_FIRST",
        "expected 0 (CPU/CUDA images in TBB chunks, list order) or 1 (one queue, costliest first)"},
+      {"CONVEYOR_JPEG_ENGINES_SORTED",
+       "expected 0 (each engines' call in the balance's order) or 1 (each engines' call sorted by size, largest "
+       "first)"},
+      {"CONVEYOR_JPEG_ENGINES_INTERPOLATION",
+       "expected 0 (the engines convert to RGB themselves) or 1 (NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION on "
+       "their handles)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
@@ -70,6 +76,23 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
     }
     unsetenv(name);
   }
+}
+
+// The two engines' switches set their options, and unset leave the defaults.
+TEST(DecoderEnv, EnginesSortedAndInterpolationSwitches) {
+  GpuDecoderOptions defaults;
+  ApplyDecoderEnv(defaults);
+  EXPECT_TRUE(defaults.engines_sorted);
+  EXPECT_TRUE(defaults.engines_interpolated_upsampling);
+  ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINES_SORTED", "0", 1), 0);
+  ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINES_INTERPOLATION", "0", 1), 0);
+  GpuDecoderOptions off;
+  ApplyDecoderEnv(off);
+  EXPECT_FALSE(off.engines_sorted);
+  EXPECT_FALSE(off.engines_interpolated_upsampling);
+  EXPECT_TRUE(off.interpolated_upsampling);  // the CUDA backend's flag is not this switch's
+  unsetenv("CONVEYOR_JPEG_ENGINES_SORTED");
+  unsetenv("CONVEYOR_JPEG_ENGINES_INTERPOLATION");
 }
 
 // The numeric and named switches take a value in their range or list; anything else is refused
