@@ -98,6 +98,7 @@ TEST_P(EnginesGroups, OfTheirOwnMatchLibjpegTurbo) {
   CONVEYOR_REQUIRE_GPU();
   GpuDecoderOptions options;
   options.other_chroma = OtherChromaRoute::kEnginesOwnCall;
+  options.large_pixels = 4'000'000;  // off by default: on here, so the large image gets its own call
   options.engines_check_beside = GetParam();
   GpuDecoder decoder(options);
   if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
