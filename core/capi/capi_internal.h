@@ -1,4 +1,4 @@
-// Shared by the C API's translation units (conveyor_c.cc, pipeline_capi.cc): the tensor handle and
+// Shared by the C API's translation units (conveyor_c.cc, conveyor_c_export.cc, pipeline_capi.cc): the tensor handle and
 // the one place where C++ exceptions become status codes. Not installed; C callers never see it.
 #pragma once
 
@@ -85,6 +85,10 @@ inline Shape CheckedDims(int32_t ndim, int32_t dtype, const int64_t* shape) {
   }
   return dims;
 }
+
+// Orders `consumer` after our own pending reads and writes of the data (the ready event is
+// handled by the interop export itself), and tells the data's owner about the consumer.
+void WaitLastUse(const conveyor_tensor_s& h, std::optional<StreamView> consumer);
 
 // A new handle owning `tensor` (also drops deferred releases whose GPU work finished).
 conveyor_tensor_t NewHandle(interop::AnyTensor tensor);

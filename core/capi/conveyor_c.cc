@@ -116,13 +116,6 @@ StreamView RequireStream(int64_t code, const char* name) {
   return *stream;
 }
 
-// Orders `consumer` after our own pending reads and writes of the data (the ready event is
-// handled by the interop export itself), and tells the data's owner about the consumer.
-void WaitLastUse(const conveyor_tensor_s& h, std::optional<StreamView> consumer) {
-  if (!consumer) return;
-  if (h.last_use) h.last_use->Wait(*consumer);
-  if (h.on_consumer_stream) h.on_consumer_stream(*consumer);
-}
 
 // `data`: t's first element, fetched writable or read-only by the caller.
 StridedF32 ViewOf(const TensorGPU& t, const void* data) {
@@ -148,6 +141,12 @@ conveyor_status_t FromDLPack(const char* function, Managed* managed, int64_t rea
 }
 
 }  // namespace
+
+void WaitLastUse(const conveyor_tensor_s& h, std::optional<StreamView> consumer) {
+  if (!consumer) return;
+  if (h.last_use) h.last_use->Wait(*consumer);
+  if (h.on_consumer_stream) h.on_consumer_stream(*consumer);
+}
 
 conveyor_tensor_t NewHandle(AnyTensor tensor) {
   Deferred().Sweep();
@@ -310,122 +309,6 @@ conveyor_status_t conveyor_tensor_to_dlpack(conveyor_tensor_t tensor, int64_t co
     const std::optional<StreamView> consumer = cuda::DecodeInteropStream(consumer_stream);
     WaitLastUse(*tensor, consumer);
     *out = reinterpret_cast<DLManagedTensor*>(interop::ExportDLPackLegacy(tensor->tensor, consumer));
-  });
-}
-
-}  // extern "C"
-
-namespace conveyor::capi {
-namespace {
-
-// Whether a consumer asking for (device_type, device_id) gets pinned memory as kDLCPU; throws
-// InvalidArgument for a device the data is not on (exports never copy).
-bool ExportAsHost(const conveyor_tensor_s& h, int32_t device_type, int32_t device_id, int64_t consumer_stream) {
-  const dlpack::DLDevice here = interop::DLPackDeviceOf(h.tensor);
-  if (device_type == here.device_type && device_id == here.device_id) return false;
-  const bool pinned = here.device_type == dlpack::kDLCUDAHost;
-  if (!pinned || device_type != dlpack::kDLCPU || device_id != 0) {
-    throw InvalidArgument("dl_device: expected (" + std::to_string(here.device_type) + ", " +
-                          std::to_string(here.device_id) + "), where the data lives" +
-                          (pinned ? std::string(", or (1, 0) (kDLCPU: pinned memory is host memory)") : "") +
-                          ", got (" + std::to_string(device_type) + ", " + std::to_string(device_id) +
-                          "); Conveyor exports without copying");
-  }
-  if (consumer_stream != -1) {
-    throw InvalidArgument("consumer_stream: expected -1 for a kDLCPU consumer (it reads on the host, with no "
-                          "stream), got " + std::to_string(consumer_stream));
-  }
-  return true;
-}
-
-// Exports pinned memory as kDLCPU: the host waits for our pending reads and writes and the
-// producer's ready event (a host reader has no stream to order), then the device is relabelled —
-// the address is the same host address either way.
-template <typename Managed, typename Export>
-Managed* ExportPinnedAsHost(const conveyor_tensor_s& h, Export export_fn) {
-  if (h.last_use) h.last_use->Synchronize();
-  const auto& ready = std::visit([](const auto& t) -> const auto& { return t.ready_event(); }, h.tensor);
-  if (ready) ready->Synchronize();
-  Managed* managed = export_fn(h.tensor, std::nullopt);
-  managed->dl_tensor.device = {dlpack::kDLCPU, 0};
-  return managed;
-}
-
-}  // namespace
-}  // namespace conveyor::capi
-
-extern "C" {
-
-conveyor_status_t conveyor_tensor_to_dlpack_versioned_on(conveyor_tensor_t tensor, int64_t consumer_stream,
-                                                         int32_t device_type, int32_t device_id,
-                                                         DLManagedTensorVersioned** out) {
-  return Guard(__func__, [&] {
-    Require(tensor, "tensor");
-    Require(out, "out");
-    if (!ExportAsHost(*tensor, device_type, device_id, consumer_stream)) {
-      const std::optional<StreamView> consumer = cuda::DecodeInteropStream(consumer_stream);
-      WaitLastUse(*tensor, consumer);
-      *out = reinterpret_cast<DLManagedTensorVersioned*>(interop::ExportDLPackVersioned(tensor->tensor, consumer));
-      return;
-    }
-    *out = reinterpret_cast<DLManagedTensorVersioned*>(
-        ExportPinnedAsHost<dlpack::DLManagedTensorVersioned>(*tensor, interop::ExportDLPackVersioned));
-  });
-}
-
-conveyor_status_t conveyor_tensor_to_dlpack_on(conveyor_tensor_t tensor, int64_t consumer_stream, int32_t device_type,
-                                               int32_t device_id, DLManagedTensor** out) {
-  return Guard(__func__, [&] {
-    Require(tensor, "tensor");
-    Require(out, "out");
-    if (!ExportAsHost(*tensor, device_type, device_id, consumer_stream)) {
-      const std::optional<StreamView> consumer = cuda::DecodeInteropStream(consumer_stream);
-      WaitLastUse(*tensor, consumer);
-      *out = reinterpret_cast<DLManagedTensor*>(interop::ExportDLPackLegacy(tensor->tensor, consumer));
-      return;
-    }
-    *out = reinterpret_cast<DLManagedTensor*>(
-        ExportPinnedAsHost<dlpack::DLManagedTensor>(*tensor, interop::ExportDLPackLegacy));
-  });
-}
-
-void conveyor_dlpack_versioned_delete(DLManagedTensorVersioned* managed) {
-  auto* m = reinterpret_cast<dlpack::DLManagedTensorVersioned*>(managed);
-  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-}
-
-void conveyor_dlpack_delete(DLManagedTensor* managed) {
-  auto* m = reinterpret_cast<dlpack::DLManagedTensor*>(managed);
-  if (m != nullptr && m->deleter != nullptr) m->deleter(m);
-}
-
-conveyor_status_t conveyor_tensor_to_cai(conveyor_tensor_t tensor, int64_t stream, conveyor_cai_t* out) {
-  return Guard(__func__, [&] {
-    Require(tensor, "tensor");
-    Require(out, "out");
-    const std::optional<StreamView> s = cuda::DecodeInteropStream(stream);
-    const TensorGPU view = interop::DeviceView(tensor->tensor);
-    if (s) {
-      WaitLastUse(*tensor, s);
-    } else if (tensor->last_use) {
-      tensor->last_use->Synchronize();
-    }
-    const interop::CudaArrayInterface cai = interop::ExportCudaArrayInterface(view, s);
-    tensor->cai_shape = cai.shape;
-    tensor->cai_strides = *cai.strides;
-    tensor->cai_typestr = cai.typestr;
-    conveyor_cai_t result{};
-    result.version = static_cast<int32_t>(cai.version);
-    result.ndim = static_cast<int32_t>(cai.shape.size());
-    result.shape = tensor->cai_shape.data();
-    result.strides = tensor->cai_strides.data();
-    result.typestr = tensor->cai_typestr.c_str();
-    result.data = cai.data;
-    result.read_only = cai.read_only ? 1 : 0;
-    result.has_stream = cai.stream ? 1 : 0;
-    result.stream = cai.stream.value_or(0);
-    result.has_mask = 0;
-    *out = result;
   });
 }
 
