@@ -1,5 +1,6 @@
-// Shared by the C API's translation units (conveyor_c.cc, conveyor_c_export.cc, pipeline_capi.cc): the tensor handle and
-// the one place where C++ exceptions become status codes. Not installed; C callers never see it.
+// Shared by the C API's translation units (conveyor_c.cc, conveyor_c_export.cc, pipeline_capi.cc):
+// the tensor handle and the one place where C++ exceptions become status codes. Not installed; C
+// callers never see it.
 #pragma once
 
 #include <cstdint>
