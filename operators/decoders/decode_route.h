@@ -13,7 +13,7 @@
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
 // | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), or   |
 // |                                        | the engines in calls of their own, one per kind     |
-// | baseline, more than large_pixels       | engines, in calls of their own                      |
+// | baseline, more than large_pixels (set) | engines, in calls of their own (GpuDecoder: off)    |
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
 // Chains: engines → CUDA backend → CPU (engines → CPU when only the engines may decode); CUDA
