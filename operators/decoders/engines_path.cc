@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <functional>
 #include <iostream>
+#include <utility>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
+#include "operators/decoders/decode_balance.h"
 
 namespace conveyor::ops {
 
@@ -411,10 +413,9 @@ void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& s
   CONVEYOR_CUDA_CHECK(cudaSetDevice(options_.device));
   for (Call& call : part.calls) {  // each image's parameters, set by Check
     if (options_.engines_sorted) {
-      std::stable_sort(call.images.begin(), call.images.end(), [&](int x, int y) {
-        const GpuDecodeSample& a = samples[static_cast<size_t>(x)];
-        const GpuDecodeSample& b = samples[static_cast<size_t>(y)];
-        return a.height != b.height ? a.height > b.height : a.width > b.width;
+      SortLargestFirst(call.images, [&](int i) {
+        const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
+        return std::pair{smp.height, smp.width};
       });
     }
     call.params.resize(call.images.size());

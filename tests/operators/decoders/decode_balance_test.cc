@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace conveyor::ops {
 namespace {
@@ -104,6 +106,37 @@ TEST(DecodeBalance, AFixedShareNeverMoves) {
   balance.AddCuda(1e6, 1.0);
   EXPECT_DOUBLE_EQ(balance.share(), 0.4);
   EXPECT_GT(balance.engines_rate(), 0);  // still measured, for the counters
+}
+
+// An engines' call's order: (height, width) descending, a permutation of the images given, images of
+// one size in their given order; on fresh random batches with many repeated sizes.
+TEST(SortLargestFirst, OrdersBySizeLargestFirstKeepingTiesInOrder) {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 50; ++round) {
+    const int n = static_cast<int>(rng() % 300);
+    std::vector<std::pair<int64_t, int64_t>> dims(static_cast<size_t>(n) + 7);
+    for (auto& d : dims) d = {1 + static_cast<int64_t>(rng() % 6) * 100, 1 + static_cast<int64_t>(rng() % 4) * 50};
+    std::vector<int> images;  // a subset of the sample indices, in a random order
+    for (int i = 0; i < n + 7; ++i) {
+      if (rng() % 4 != 0) images.push_back(i);
+    }
+    std::shuffle(images.begin(), images.end(), rng);
+    std::vector<int> sorted = images;
+    SortLargestFirst(sorted, [&](int i) { return dims[static_cast<size_t>(i)]; });
+    std::vector<int> a = images, b = sorted;
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    ASSERT_EQ(a, b) << "not a permutation";
+    for (size_t k = 1; k < sorted.size(); ++k) {
+      const auto& prev = dims[static_cast<size_t>(sorted[k - 1])];
+      const auto& cur = dims[static_cast<size_t>(sorted[k])];
+      ASSERT_GE(prev, cur) << "position " << k;
+      if (prev == cur) {  // ties keep the given order
+        const auto pos = [&](int i) { return std::find(images.begin(), images.end(), i) - images.begin(); };
+        ASSERT_LT(pos(sorted[k - 1]), pos(sorted[k])) << "position " << k;
+      }
+    }
+  }
 }
 
 }  // namespace
