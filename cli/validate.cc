@@ -1,5 +1,8 @@
 #include "cli/validate.h"
 
+#include <string>
+#include <vector>
+
 #include "core/error.h"
 #include "core/op/plugin.h"
 #include "core/pipeline/graph.h"
@@ -18,7 +21,21 @@ int ValidateFiles(const std::vector<std::string>& files, const std::vector<std::
       GraphOptions options;
       options.has_gpu = true;  // check GPU placement whatever this machine has
       const Graph graph = Graph::Build(spec, options);
-      out << file << ": ok (" << graph.nodes().size() << " ops, outputs: " << Join(spec.outputs, ", ") << ")\n";
+      out << file << ": ok (" << graph.nodes().size() << " ops, outputs: " << Join(spec.outputs, ", ") << ")";
+      // A python_function's function is registered by the application at run time: a file can be
+      // valid and still not run under `conveyor run` (which registers none), so say which it needs.
+      std::vector<std::string> functions;
+      for (const OpSpec& op : spec.ops) {
+        const auto it = op.args().find("function");
+        if (op.op() == "python_function" && it != op.args().end()) {
+          functions.push_back("\"" + it->second.As<std::string>() + "\" (node \"" + op.name() + "\")");
+        }
+      }
+      if (!functions.empty()) {
+        out << "; needs functions the application registers before building it: " << Join(functions, ", ")
+            << " (conveyor run cannot call user code)";
+      }
+      out << "\n";
     } catch (const Error& e) {
       ++failed;
       const std::string what = e.what();

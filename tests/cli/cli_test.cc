@@ -165,6 +165,29 @@ TEST(CliValidate, EveryFileReportedWithLineAndColumn) {
   EXPECT_THAT(r.err, Not(HasSubstr("terminate")));
 }
 
+// A python_function's function cannot be checked by validate (the application registers it): the ok
+// line names each one it needs and its node, so a user is not surprised by `conveyor run`.
+TEST(CliValidate, NamesTheUserFunctionsAFileNeeds) {
+  const std::string dir = MakeTempDir("validate_function");
+  WriteText(dir + "/fn.yaml", R"(pipeline: {name: t, batch_size: 2, device: cpu}
+ops:
+  - op: random.uniform
+    name: src
+    args: {range: [0.0, 1.0], shape: [4]}
+    outputs: [x]
+  - op: python_function
+    name: fn
+    inputs: [x]
+    args: {function: my_transform}
+    outputs: [y]
+outputs: [y]
+)");
+  const CliResult r = RunConveyor({"validate", dir + "/fn.yaml"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr(dir + "/fn.yaml: ok (2 ops, outputs: y); needs functions the application registers "
+                               "before building it: \"my_transform\" (node \"fn\") (conveyor run cannot call user code)"));
+}
+
 TEST(CliValidate, ShippedPipelinesAreValid) {
   const CliResult r = RunConveyor({"validate", "pipelines/random_augment.yaml"});
   EXPECT_EQ(r.status, 0) << r.err;
