@@ -185,6 +185,8 @@ void ApplyOverride(PipelineSpec& spec, const std::string& assignment) {
     ArgValue parsed = ParseArgValue(value, arg->type);
     const std::string problem = arg->CheckValue(parsed);
     if (!problem.empty()) throw ConfigError(node->Describe() + ": argument \"" + key + "\": " + problem);
+    // A constant replaces a per-sample feed (`horizontal: $mirror`): the override is what was asked for.
+    node->ClearArgInput(key);
     node->SetArg(key, std::move(parsed));
   } catch (const ConfigError& e) {
     throw ConfigError(where + e.what());

@@ -55,6 +55,8 @@ class OpSpec {
     arg_inputs_[name] = std::move(output_name);
     return *this;
   }
+  // Drops the feed of argument `name` (a `$output`), if any; returns whether there was one.
+  bool ClearArgInput(const std::string& name) { return arg_inputs_.erase(name) != 0; }
 
   bool HasArg(const std::string& name) const { return args_.count(name) != 0; }
   // The explicit value, else the schema default. Throws InvalidArgument when the schema has no

@@ -146,6 +146,50 @@ TEST(CliRun, SetAndBatchSizeOverrideThePipeline) {
   EXPECT_EQ(seen, std::vector<int>(kFiles, 1));
 }
 
+// --set on an argument fed per sample (`horizontal: $c`) replaces the feed with the constant: a coin
+// that never flips, overridden to flip every sample; without the override nothing is flipped.
+TEST(CliRun, SetReplacesAPerSampleFeed) {
+  const Dataset d = MakeDataset("set_feed", false);
+  WriteText(d.yaml, R"(pipeline: {name: feed, batch_size: 5, device: cpu, num_threads: 2}
+ops:
+  - op: readers.numpy
+    name: reader
+    args: {file_root: data}
+    outputs: [arrays]
+  - op: random.coin_flip
+    name: coin
+    args: {probability: 0.0}
+    outputs: [c]
+  - op: flip
+    name: fl
+    inputs: [arrays]
+    args: {horizontal: $c}
+    outputs: [flipped]
+outputs: [flipped]
+)");
+  for (const bool set : {false, true}) {
+    const std::string out = d.dir + (set ? "/set" : "/plain");
+    std::vector<std::string> args = {"run", d.yaml, "--iterations", "1", "--save-outputs", out, "--no-progress"};
+    if (set) args.insert(args.end(), {"--set", "fl.horizontal=1"});
+    const CliResult r = RunConveyor(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<uint8_t> got = ReadNpy(out + "/flipped_000000.npy", DType::kUInt8, Shape{5, 4, 6, 3});
+    ASSERT_EQ(got.size(), d.arrays[0].size() * kFiles);
+    for (int f = 0; f < kFiles; ++f) {
+      std::vector<uint8_t> want = d.arrays[static_cast<size_t>(f)];
+      if (set) {  // HWC 4x6x3, columns reversed
+        for (int y = 0; y < 4; ++y) {
+          for (int x = 0; x < 6; ++x) {
+            for (int c = 0; c < 3; ++c) want[(y * 6 + x) * 3 + c] = d.arrays[f][(y * 6 + (5 - x)) * 3 + c];
+          }
+        }
+      }
+      const std::vector<uint8_t> sample(got.begin() + f * want.size(), got.begin() + (f + 1) * want.size());
+      EXPECT_EQ(sample, want) << (set ? "--set" : "plain") << ", sample " << f;
+    }
+  }
+}
+
 TEST(CliRun, SetErrorsNameTheKeyAndWhatWasExpected) {
   const Dataset d = MakeDataset("set_bad", false);
   auto err = [&](const std::string& set) {
