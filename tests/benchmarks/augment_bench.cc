@@ -88,12 +88,8 @@ struct Images {
 
   template <typename T>
   T* Upload(const std::vector<T>& d) {
-    Buffer b = Buffer::Allocate(MemoryKind::kDevice, sizeof(T) * d.size(), stream.view());
-    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(b.device_ptr(), d.data(), sizeof(T) * d.size(), cudaMemcpyHostToDevice,
-                                        stream.view().get()));
-    stream.Synchronize();
-    descs.push_back(b);
-    return static_cast<T*>(b.device_ptr());
+    descs.emplace_back();
+    return bench::UploadTable(descs.back(), d, stream.view());
   }
 };
 

@@ -1,4 +1,5 @@
-// Timing for the kernel benchmarks (pointwise_bench, geometry_bench, augment_bench).
+// Shared by the kernel benchmarks (pointwise_bench, geometry_bench, augment_bench, tensor_bench):
+// the timing below, and UploadTable for a kernel's per-sample descriptors.
 //
 // TimeAgainstCopy: one launch between two events per benchmark iteration (median), a
 // device-to-device copy of `copy_bytes` 30 times (median), then the back-to-back figures below.
@@ -21,11 +22,23 @@
 #include <functional>
 #include <vector>
 
+#include "core/cuda/check.h"
 #include "core/cuda/device.h"
 #include "core/cuda/event.h"
 #include "core/cuda/stream.h"
+#include "core/memory/buffer.h"
 
 namespace conveyor::bench {
+
+// `table` copied into a new device buffer held by `into`, the host waiting for the copy; its address.
+template <typename T>
+T* UploadTable(Buffer& into, const std::vector<T>& table, cuda::StreamView stream) {
+  into = Buffer::Allocate(MemoryKind::kDevice, sizeof(T) * table.size(), stream);
+  CONVEYOR_CUDA_CHECK(
+      cudaMemcpyAsync(into.device_ptr(), table.data(), sizeof(T) * table.size(), cudaMemcpyHostToDevice, stream.get()));
+  stream.Synchronize();
+  return static_cast<T*>(into.device_ptr());
+}
 
 inline double BackToBackMs(cuda::StreamView stream, const std::function<void()>& launch, int k = 20, int timings = 7) {
   cuda::Event start = cuda::Event::Create(true), stop = cuda::Event::Create(true);

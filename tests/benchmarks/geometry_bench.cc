@@ -65,11 +65,7 @@ struct Setup {
   }
   template <typename T>
   const T* Upload(const std::vector<T>& d) {
-    desc = Buffer::Allocate(MemoryKind::kDevice, sizeof(T) * d.size(), stream.view());
-    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(desc.device_ptr(), d.data(), sizeof(T) * d.size(), cudaMemcpyHostToDevice,
-                                        stream.view().get()));
-    stream.Synchronize();
-    return static_cast<const T*>(desc.device_ptr());
+    return bench::UploadTable(desc, d, stream.view());
   }
 };
 

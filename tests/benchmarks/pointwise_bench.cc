@@ -91,10 +91,7 @@ Batch MakeBatch(size_t in_bytes, size_t out_bytes, size_t copy_bytes, cuda::Stre
 
 template <typename T>
 const T* Upload(Batch& b, const std::vector<T>& d, cuda::StreamView stream) {
-  b.desc = Buffer::Allocate(MemoryKind::kDevice, sizeof(T) * d.size(), stream);
-  CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(b.desc.device_ptr(), d.data(), sizeof(T) * d.size(), cudaMemcpyHostToDevice, stream.get()));
-  stream.Synchronize();
-  return static_cast<const T*>(b.desc.device_ptr());
+  return bench::UploadTable(b.desc, d, stream);
 }
 
 // crop_mirror_normalize: 256 x (256, 256, 3) uint8 → (3, 224, 224) in `out_type`, every other

@@ -53,11 +53,7 @@ struct Setup {
   uint8_t* Out(size_t offset) const { return static_cast<uint8_t*>(out.device_ptr()) + offset; }
   template <typename T>
   const T* Upload(const std::vector<T>& d) {
-    desc = Buffer::Allocate(MemoryKind::kDevice, sizeof(T) * d.size(), stream.view());
-    CONVEYOR_CUDA_CHECK(cudaMemcpyAsync(desc.device_ptr(), d.data(), sizeof(T) * d.size(), cudaMemcpyHostToDevice,
-                                        stream.view().get()));
-    stream.Synchronize();
-    return static_cast<const T*>(desc.device_ptr());
+    return bench::UploadTable(desc, d, stream.view());
   }
   // The kernel beside a copy of `copy_bytes` (the output's bytes); min_bytes: read + written once.
   void Time(benchmark::State& state, const std::function<void()>& launch, size_t copy_bytes, double min_bytes) {
