@@ -22,6 +22,7 @@
 #include "operators/video/nvdec/gpu_clip_decoder.h"
 #include "operators/video/nvdec/nvdec_loader.h"
 #include "operators/video/video_reader.h"
+#include "tests/operators/video/require_nvdec.h"
 #include "tests/operators/video/video_fixture.h"
 #include "tests/util/gpu_test.h"
 
@@ -30,13 +31,6 @@ namespace {
 
 constexpr int kWidth = 320, kHeight = 240, kFrames = 48;  // above every codec's NVDEC minimum
 constexpr size_t kFrameBytes = static_cast<size_t>(kWidth) * kHeight * 3;
-
-#define REQUIRE_NVDEC()                                                            \
-  do {                                                                             \
-    CONVEYOR_REQUIRE_GPU();                                                        \
-    std::string why_;                                                              \
-    ASSERT_NE(SharedNvdec(&why_), nullptr) << "a GPU but no NVDEC: " << why_;      \
-  } while (0)
 
 struct File {
   std::string path;

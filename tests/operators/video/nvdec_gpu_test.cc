@@ -20,6 +20,7 @@
 #include "operators/video/nvdec/gpu_clip_decoder.h"
 #include "operators/video/nvdec/nvdec_loader.h"
 #include "operators/video/video_reader.h"
+#include "tests/operators/video/require_nvdec.h"
 #include "tests/operators/video/video_fixture.h"
 #include "tests/util/gpu_test.h"
 
@@ -33,13 +34,6 @@ struct Codec {
 };
 const Codec kCodecs[] = {{"h264", "mp4", 2}, {"hevc", "mkv", 2}, {"vp9", "webm", 0}, {"av1", "webm", 0}};
 constexpr int kWidth = 320, kHeight = 240, kFrames = 40;  // above every codec's NVDEC minimum
-
-#define REQUIRE_NVDEC()                                                            \
-  do {                                                                             \
-    CONVEYOR_REQUIRE_GPU();                                                        \
-    std::string why_;                                                              \
-    ASSERT_NE(SharedNvdec(&why_), nullptr) << "a GPU but no NVDEC: " << why_;      \
-  } while (0)
 
 std::optional<testvideos::TestVideo> Make(const std::string& dir, const Codec& c) {
   testvideos::TestVideoOptions o;
