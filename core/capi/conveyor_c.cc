@@ -116,7 +116,6 @@ StreamView RequireStream(int64_t code, const char* name) {
   return *stream;
 }
 
-
 // `data`: t's first element, fetched writable or read-only by the caller.
 StridedF32 ViewOf(const TensorGPU& t, const void* data) {
   StridedF32 v;

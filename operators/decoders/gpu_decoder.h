@@ -101,10 +101,8 @@ struct GpuDecoderOptions {
   // NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on the engines' handles: the hardware backend keeps its internal
   // buffers in a memory pool instead of cuMemFree-ing them after each call (which waits for the device).
   bool engines_memory_pools = false;
-  // Each engines' call's images in descending (height, width) order, so images of one size follow
-  // each other (nvImageCodec sorts a batch by subsampling and area before its decoders see it). In
-  // the balance's order, one hardware call of 256 varied-size images took 17 ms of host time, sorted
-  // 10.7 ms (H200, docs/decoding.md).
+  // Each engines' call's images largest first (SortLargestFirst, decode_balance.h); false: the
+  // balance's interleaved order.
   bool engines_sorted = true;
   // Measuring switches (the CLI and benchmarks set them from CONVEYOR_JPEG_*; decoder_env.h).
   bool engines = true;          // false: no hardware engines (their images take the CUDA backend)
