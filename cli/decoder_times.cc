@@ -38,6 +38,8 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cuda_rate = b.cuda_rate;
   t.engines = b.hw_engines;
   t.cores_per_engine = b.hw_cores_per_engine;
+  t.handles = b.hw_parts;
+  t.handles_chosen = b.hw_parts_chosen;
   return t;
 }
 

@@ -28,6 +28,8 @@ struct DecoderTimes {
   double engines_rate = 0, cuda_rate = 0;
   // What nvJPEG reports of the JPEG engines (nvjpegGetHardwareDecoderInfo; 0 when not).
   int engines = 0, cores_per_engine = 0;
+  // Hardware handles made, and those the tuner lets a call use at the span's end (PartsTuner).
+  int handles = 0, handles_chosen = 0;
 };
 
 DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& before, const ops::GpuDecoderCounters& after);

@@ -50,6 +50,7 @@ struct GpuDecoderCounters {
   double hw_rate = 0, cuda_rate = 0;  // the balancer's smoothed rates, megapixels/s
   int hw_engines = 0, hw_cores_per_engine = 0;  // nvjpegGetHardwareDecoderInfo (0: not reported)
   int hw_parts = 0;  // nvJPEG hardware handles sharing the engines' images, each on its own thread
+  int hw_parts_chosen = 0;  // the handles the next call may use (PartsTuner's choice, or hw_parts)
   bool hw_no_pipeline = false;  // engines' handles made with NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
   // nvJPEG's memory, per handle kind, as far as it comes through our allocators (nvjpeg_allocators.h).
   nvjpeg::NvjpegMemory cuda_memory, engines_memory;

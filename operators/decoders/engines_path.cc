@@ -214,7 +214,7 @@ void EnginesPath::Begin(int slot, StreamView stream) { SlotAt(slot).ready.Record
 int EnginesPath::parts_used(int slot) const { return slots_[static_cast<size_t>(slot)]->parts_used; }
 
 void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
-                         const std::vector<GpuDecodeSample>& samples) {
+                         const std::vector<GpuDecodeSample>& samples, int max_parts) {
   Slot& slot = SlotAt(s);
   for (Part& part : slot.parts) {
     for (Call& call : part.calls) call.images.clear();
@@ -225,7 +225,7 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   for (const auto& g : groups) any |= !g.empty();
   // Parts of at least 16 images each.
   const int n = static_cast<int>(main.size());
-  slot.parts_used = any ? std::clamp(n / 16, 1, std::max(parts(), 1)) : 0;
+  slot.parts_used = any ? std::clamp(n / 16, 1, std::clamp(max_parts, 1, std::max(parts(), 1))) : 0;
   if (!any) return;
   const int last = slot.parts_used - 1;
   std::vector<double> load(static_cast<size_t>(slot.parts_used), 0);

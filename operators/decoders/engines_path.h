@@ -2,8 +2,8 @@
 // backend. Private to gpu_decoder.
 //
 // The engines' call is CPU-bound on its thread (~27-45 µs per image on the H100), so the images
-// are split over `engine_threads` hardware handles ("parts"), each driven from a thread of its
-// own during the call. Each nvJPEG call holds images of one kind only, with a state of its own:
+// are split over up to `engine_threads` hardware handles ("parts"; how many a call uses is the
+// PartsTuner's choice), each driven from a thread of its own during the call. Each nvJPEG call holds images of one kind only, with a state of its own:
 // 4:2:0 photos split over the parts; the router's other group (4:4:4, 4:2:2, gray, ...) in one call
 // per exact subsampling, each on the part least loaded so far (one hardware call of mixed
 // subsamplings ran ~2.5x slower per image); the large images in a call on the first — so a few such
@@ -45,11 +45,12 @@ class EnginesPath {
   NvjpegMemory memory() const;
 
   // One call. Begin: record `ready` on ws.stream() (before phase A). Assign the images of each group
-  // (sample indices) to parts. Check them in parallel: *refused gets the images the engines
+  // (sample indices) to at most `max_parts` parts. Check them in parallel: *refused gets the images the engines
   // decline, removed from their parts. Decode part p on its thread (all parts side by side).
   // End: ws.stream() waits for the other parts; this call's counters.
   void Begin(int slot, StreamView stream);
-  void Assign(int slot, const std::vector<int> (&groups)[kEngineGroups], const std::vector<GpuDecodeSample>& samples);
+  void Assign(int slot, const std::vector<int> (&groups)[kEngineGroups], const std::vector<GpuDecodeSample>& samples,
+              int max_parts);
   void Check(int slot, const std::vector<GpuDecodeSample>& samples, const Workspace& ws,
              const std::function<std::string(int)>& sample_where, std::vector<int>* refused);
   int parts_used(int slot) const;

@@ -123,7 +123,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   call.slot_wait_seconds = SecondsSince(call_start);
   if (d.engines.ready()) {
     const auto [pixels, seconds] = d.engines.ReadTimes(s, call);
-    d.balance.AddEngines(pixels, seconds);
+    d.balances[slot.choice].AddEngines(pixels, seconds);
   }
   auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
   const int channels = DecodeChannels(d.options.color);
@@ -162,7 +162,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
       engines_fixed += static_cast<double>(Pixels(smp));
     }
   }
-  d.balance.Split(d.balanced_pixels, d.to_engines, engines_fixed, cuda_fixed);
+  slot.choice = d.tuner.choice();
+  DecodeBalance& balance = d.balances[slot.choice];
+  balance.Split(d.balanced_pixels, d.to_engines, engines_fixed, cuda_fixed);
   for (size_t k = 0; k < d.balanced.size(); ++k) {
     (d.to_engines[k] ? d.engine_groups[static_cast<int>(EngineGroup::k420)] : d.cuda_list).push_back(d.balanced[k]);
   }
@@ -176,7 +178,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   const bool check_beside = engines && d.options.engines_check_beside;
   if (engines) {
     d.engines.Begin(s, stream);
-    d.engines.Assign(s, d.engine_groups, samples);
+    d.engines.Assign(s, d.engine_groups, samples, d.tuner.parts());
     if (!check_beside) {
       const auto check_start = Clock::now();
       d.engines.Check(s, samples, ws, sample_where, &d.refused);
@@ -374,7 +376,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   }
 
   const double cuda_s = static_cast<double>(cuda_end_ns.load()) / 1e9;
-  d.balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);
+  balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);
   call.images_cuda = cuda_n - (static_cast<int64_t>(d.fallbacks.size()) - jpeg2000_fallbacks);
   call.images_jpeg2000 = jpeg2000_n - jpeg2000_fallbacks;
   call.jpeg2000_seconds = static_cast<double>(jpeg2000_ns.load()) / 1e9;
@@ -389,6 +391,9 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   call.phase_b_seconds = std::chrono::duration<double>(c_start - b_start).count();
   call.phase_c_seconds = std::chrono::duration<double>(c_end - c_start).count();
   call.call_seconds = SecondsSince(call_start);
+  double cost = 0;
+  for (const GpuDecodeSample& smp : samples) cost += TunerCost(Pixels(smp), smp.progressive);
+  d.tuner.Record(call.call_seconds, cost);
   d.Account(call);
 }
 

@@ -35,6 +35,7 @@
 #include "operators/decoders/decode_route.h"
 #include "operators/decoders/decoder_counters.h"
 #include "operators/decoders/image_info.h"
+#include "operators/decoders/parts_tuner.h"
 
 namespace conveyor::ops {
 
@@ -107,6 +108,10 @@ struct GpuDecoderOptions {
   // Measuring switches (the CLI and benchmarks set them from CONVEYOR_JPEG_*; decoder_env.h).
   bool engines = true;          // false: no hardware engines (their images take the CUDA backend)
   int engine_threads = 2;       // nvJPEG hardware handles sharing the engines' images, 1-4
+  // Each call's handle count timed against one handle and the faster kept (PartsTuner,
+  // parts_tuner.h), on this schedule; false: always engine_threads.
+  bool engine_parts_tuned = true;
+  PartsTuner::Schedule engine_parts_schedule;
   bool engines_wait = true;     // the engines' host wait for earlier work on the stream
   // false (default): NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles. nvJPEG's hardware
   // backend cuMemFree-s internal buffers after every batched call (~16 per call pipelined, ~9 without;

@@ -19,6 +19,7 @@
 #include "operators/decoders/engines_path.h"
 #include "operators/decoders/gpu_decoder.h"
 #include "operators/decoders/jpeg2000_path.h"
+#include "operators/decoders/parts_tuner.h"
 
 namespace conveyor::ops {
 
@@ -31,11 +32,14 @@ struct GpuDecoder::Impl {
   Jpeg2000Path jpeg2000;
   bool jpeg2000_tried = false;  // nvJPEG2000's load attempted (at the first JPEG 2000 image)
   DecodeRouter router{RouterConfig{}};
-  DecodeBalance balance;
+  PartsTuner tuner{1, false};
+  DecodeBalance balances[2];  // one per tuner choice: each settles at its own handles' rates
+  DecodeBalance& balance() { return balances[tuner.choice()]; }
 
   struct SlotEvents {
     cuda::Event done;   // end of this slot's last Decode on ws.stream()
     cuda::Event start;  // outputs allocated: the CUDA workers' streams wait for it
+    int choice = 0;     // the tuner's choice in this slot's last call (whose engines' times it reads)
   };
   std::vector<std::unique_ptr<SlotEvents>> slots;
   SlotEvents& Slot(int s);

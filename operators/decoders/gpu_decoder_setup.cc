@@ -101,8 +101,10 @@ void GpuDecoder::Impl::Init() {
     }
   }
   router = DecodeRouter(route);
-  balance = DecodeBalance(options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load);
-  if (engines.ready()) counters.hw_share = balance.share();
+  for (DecodeBalance& b : balances) b = DecodeBalance(options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load);
+  tuner = PartsTuner(engines.parts(), options.engine_parts_tuned, options.engine_parts_schedule);
+  counters.hw_parts_chosen = tuner.parts();
+  if (engines.ready()) counters.hw_share = balance().share();
 }
 
 GpuDecoder::Impl::SlotEvents& GpuDecoder::Impl::Slot(int s) {
@@ -117,9 +119,10 @@ GpuDecoder::Impl::SlotEvents& GpuDecoder::Impl::Slot(int s) {
 
 void GpuDecoder::Impl::Account(const GpuDecoderCounters& call) {
   std::lock_guard<std::mutex> lock(counters_mu);
-  counters.hw_rate = balance.engines_rate() / 1e6;
-  counters.cuda_rate = balance.cuda_rate() / 1e6;
-  if (engines.ready()) counters.hw_share = balance.share();
+  counters.hw_rate = balance().engines_rate() / 1e6;
+  counters.cuda_rate = balance().cuda_rate() / 1e6;
+  if (engines.ready()) counters.hw_share = balance().share();
+  counters.hw_parts_chosen = tuner.parts();
   AddCounters(counters, call);
   std::lock_guard<std::mutex> process_lock(process_counters_mu);
   AddCounters(process_counters, call);

@@ -48,6 +48,7 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     b.slot_wait_seconds += wait, b.call_seconds += call;
     b.hw_rate = s(rng) * 1000, b.cuda_rate = s(rng) * 1000;
     b.hw_engines = 1 + static_cast<int>(rng() % 16), b.hw_cores_per_engine = 1 + static_cast<int>(rng() % 8);
+    b.hw_parts = 1 + static_cast<int>(rng() % 4), b.hw_parts_chosen = 1 + static_cast<int>(rng() % 4);
 
     const DecoderTimes t = DecoderTimesBetween(a, b);
     const double n = static_cast<double>(calls), nb = static_cast<double>(batches);
@@ -77,6 +78,8 @@ TEST(DecoderTimesTest, PerCallTimesAndTheMixOverTheSpan) {
     EXPECT_DOUBLE_EQ(t.cuda_rate, b.cuda_rate);
     EXPECT_EQ(t.engines, b.hw_engines);  // what nvJPEG reported of the engines
     EXPECT_EQ(t.cores_per_engine, b.hw_cores_per_engine);
+    EXPECT_EQ(t.handles, b.hw_parts);  // handles made, and the tuner's choice at the span's end
+    EXPECT_EQ(t.handles_chosen, b.hw_parts_chosen);
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
@@ -328,6 +329,39 @@ TEST(GpuDecoder, EnginesPartsOnTheirOwnHandlesMatchLibjpegTurbo) {
     EXPECT_LE(c.hw_batches, 2 * (threads + 1));
     EXPECT_GT(c.images_engines_other, 0);
   }
+}
+
+// The parts tuner on a one-call schedule: calls alternate two handles and one, each choice with its
+// own balance, and every call's pixels match libjpeg-turbo (random windows, mixed sizes, the CUDA
+// backend beside the engines).
+TEST(GpuDecoder, EnginePartsTunerAlternatesHandlesAndPixelsStayRight) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 96; ++i) {
+    const int h = 40 + static_cast<int>(rng() % 300), w = 40 + static_cast<int>(rng() % 300);
+    files.push_back(EncodeJpeg(h, w, i % 8 == 0 ? TJSAMP_444 : TJSAMP_420, i % 16 == 5, rng));
+  }
+  GpuDecoderOptions options;
+  options.engine_threads = 2;
+  options.engine_parts_schedule = {.warmup = 1, .settle = 0, .measure = 1, .rounds = 1, .hold = 1};
+  GpuDecoder decoder(options);
+  if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  std::set<int> handles;
+  for (int it = 0; it < 12; ++it) {
+    handles.insert(decoder.counters().hw_parts_chosen);  // what this call may use
+    run.slot = it % 2;
+    const auto windows = it % 3 == 0 ? Whole(files) : RandomWindows(files, rng);
+    ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "tuned call " + std::to_string(it));
+  }
+  EXPECT_EQ(handles, (std::set<int>{1, 2}));
+  const GpuDecoderCounters c = decoder.counters();
+  EXPECT_EQ(c.hw_parts, 2);
+  EXPECT_GT(c.images_hardware, 0);
+  EXPECT_GT(c.images_cuda, 0);
 }
 
 // A JPEG the CUDA backend finds damaged (BAD_JPEG) is not the decoder's last word: the image goes

@@ -62,6 +62,8 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
       {"CONVEYOR_JPEG_ENGINES_INTERPOLATION",
        "expected 0 (the engines convert to RGB themselves) or 1 (NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION on "
        "their handles)"},
+      {"CONVEYOR_JPEG_ENGINE_PARTS_TUNED",
+       "expected 0 (always engine_threads handles) or 1 (each call's handles timed against one, the faster kept)"},
   };
   for (const auto& [name, expected] : settings) {
     for (const char* bad : {"no", "", "2", "off"}) {
@@ -93,6 +95,18 @@ TEST(DecoderEnv, EnginesSortedAndInterpolationSwitches) {
   EXPECT_TRUE(off.interpolated_upsampling);  // the CUDA backend's flag is not this switch's
   unsetenv("CONVEYOR_JPEG_ENGINES_SORTED");
   unsetenv("CONVEYOR_JPEG_ENGINES_INTERPOLATION");
+}
+
+// The parts tuner is on unless switched off.
+TEST(DecoderEnv, EnginePartsTunedSwitch) {
+  GpuDecoderOptions defaults;
+  ApplyDecoderEnv(defaults);
+  EXPECT_TRUE(defaults.engine_parts_tuned);
+  ASSERT_EQ(setenv("CONVEYOR_JPEG_ENGINE_PARTS_TUNED", "0", 1), 0);
+  GpuDecoderOptions off;
+  ApplyDecoderEnv(off);
+  EXPECT_FALSE(off.engine_parts_tuned);
+  unsetenv("CONVEYOR_JPEG_ENGINE_PARTS_TUNED");
 }
 
 // The numeric and named switches take a value in their range or list; anything else is refused
