@@ -101,7 +101,8 @@ void GpuDecoder::Impl::Init() {
     }
   }
   router = DecodeRouter(route);
-  for (DecodeBalance& b : balances) b = DecodeBalance(options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load);
+  const double fixed_share = options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load;
+  for (DecodeBalance& b : balances) b = DecodeBalance(fixed_share);
   tuner = PartsTuner(engines.parts(), options.engine_parts_tuned, options.engine_parts_schedule);
   counters.hw_parts_chosen = tuner.parts();
   if (engines.ready()) counters.hw_share = balance().share();
