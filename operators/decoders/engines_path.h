@@ -3,13 +3,14 @@
 //
 // The engines' call is CPU-bound on its thread (~27-45 µs per image on the H100), so the images
 // are split over up to `engine_threads` hardware handles ("parts"; how many a call uses is the
-// PartsTuner's choice), each driven from a thread of its own during the call. Each nvJPEG call holds images of one kind only, with a state of its own:
-// 4:2:0 photos split over the parts; the router's other group (4:4:4, 4:2:2, gray, ...) in one call
-// per exact subsampling, each on the part least loaded so far (one hardware call of mixed
-// subsamplings ran ~2.5x slower per image); the large images in a call on the first — so a few such
-// images never change how the 4:2:0 batch is decoded or sized. The 4:2:0 images
-// are split so each part's pixels, its other calls' included, come out even. Part 0 runs on ws.stream(), the others on their own streams,
-// which wait for the call's `ready` event and which ws.stream() waits for afterwards.
+// PartsTuner's choice), each driven from a thread of its own during the call. Each nvJPEG call
+// holds images of one kind only, with a state of its own: 4:2:0 photos split over the parts; the
+// router's other group (4:4:4, 4:2:2, gray, ...) in one call per exact subsampling, each on the
+// part least loaded so far (one hardware call of mixed subsamplings ran ~2.5x slower per image);
+// the large images in a call on the first — so a few such images never change how the 4:2:0 batch
+// is decoded or sized. The 4:2:0 images are split so each part's pixels, its other calls'
+// included, come out even. Part 0 runs on ws.stream(), the others on their own streams, which wait
+// for the call's `ready` event and which ws.stream() waits for afterwards.
 //
 // Each (part, group) state's buffers are preallocated for the largest batch and image seen (or the
 // preallocate hints), so a batch that grows does not make nvJPEG reallocate inside the decode,
@@ -45,8 +46,8 @@ class EnginesPath {
   NvjpegMemory memory() const;
 
   // One call. Begin: record `ready` on ws.stream() (before phase A). Assign the images of each group
-  // (sample indices) to at most `max_parts` parts. Check them in parallel: *refused gets the images the engines
-  // decline, removed from their parts. Decode part p on its thread (all parts side by side).
+  // (sample indices) to at most `max_parts` parts. Check them in parallel: *refused gets the images
+  // the engines decline, removed from their parts. Decode part p on its thread (all parts side by side).
   // End: ws.stream() waits for the other parts; this call's counters.
   void Begin(int slot, StreamView stream);
   void Assign(int slot, const std::vector<int> (&groups)[kEngineGroups], const std::vector<GpuDecodeSample>& samples,

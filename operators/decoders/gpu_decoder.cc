@@ -391,9 +391,11 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   call.phase_b_seconds = std::chrono::duration<double>(c_start - b_start).count();
   call.phase_c_seconds = std::chrono::duration<double>(c_end - c_start).count();
   call.call_seconds = SecondsSince(call_start);
-  double cost = 0;
-  for (const GpuDecodeSample& smp : samples) cost += TunerCost(Pixels(smp), smp.progressive);
-  d.tuner.Record(call.call_seconds, cost);
+  if (d.tuner.tuned()) {
+    double cost = 0;
+    for (const GpuDecodeSample& smp : samples) cost += TunerCost(Pixels(smp), smp.progressive);
+    d.tuner.Record(call.call_seconds, cost);
+  }
   d.Account(call);
 }
 
