@@ -46,7 +46,9 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
   }
   if (group == EngineGroup::kLarge) return Route{DecodePath::kEngines, group, false};
   if (group == EngineGroup::kOther) {
-    r.first = c.other_chroma == OtherChromaRoute::kCuda ? DecodePath::kCuda : DecodePath::kEngines;
+    r.first = c.other_chroma == OtherChromaRoute::kCuda  ? DecodePath::kCuda
+              : c.other_chroma == OtherChromaRoute::kCpu ? DecodePath::kCpu
+                                                         : DecodePath::kEngines;
     r.group = group;
     return r;
   }
@@ -69,7 +71,8 @@ ProgressiveRoute ParseProgressiveRoute(const std::string& value, const std::stri
 OtherChromaRoute ParseOtherChromaRoute(const std::string& value, const std::string& what) {
   if (value == "engines_own_call") return OtherChromaRoute::kEnginesOwnCall;
   if (value == "cuda") return OtherChromaRoute::kCuda;
-  throw InvalidArgument(what + ": expected engines_own_call or cuda, got \"" + value + "\"");
+  if (value == "cpu") return OtherChromaRoute::kCpu;
+  throw InvalidArgument(what + ": expected engines_own_call, cuda or cpu, got \"" + value + "\"");
 }
 
 }  // namespace conveyor::ops

@@ -11,8 +11,8 @@
 // | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU;|
 // |                                        | up to progressive_cpu_pixels: CPU                   |
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
-// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), or   |
-// |                                        | the engines in calls of their own, one per kind     |
+// | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), the  |
+// |                                        | engines in calls of their own, one per kind, or CPU |
 // | baseline, more than large_pixels (set) | engines, in calls of their own (GpuDecoder: off)    |
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
@@ -38,7 +38,7 @@ const char* DecodePathName(DecodePath p);  // "engines", "CUDA backend", "CPU", 
 // Where progressive JPEGs go (the engines take baseline only).
 enum class ProgressiveRoute { kCpu, kCuda };
 // Where baseline JPEGs other than 4:2:0 go: a minority in a batch of 4:2:0 photos.
-enum class OtherChromaRoute { kEnginesOwnCall, kCuda };
+enum class OtherChromaRoute { kEnginesOwnCall, kCuda, kCpu };
 
 // The engines' calls: images of one group only in each nvJPEG call (each call has its own nvJPEG
 // state, whose buffers are sized by its own images).
@@ -87,7 +87,7 @@ class DecodeRouter {
 };
 
 // "progressive" / "other_chroma" option values, for messages and the CLI: "cpu", "cuda",
-// "engines_own_call". Parse* throw InvalidArgument naming `what`, the value and the choices.
+// "engines_own_call" (other_chroma only). Parse* throw InvalidArgument naming `what`, the value and the choices.
 ProgressiveRoute ParseProgressiveRoute(const std::string& value, const std::string& what);
 OtherChromaRoute ParseOtherChromaRoute(const std::string& value, const std::string& what);
 

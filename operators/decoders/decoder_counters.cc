@@ -21,6 +21,8 @@ constexpr std::array kFields = {
     Count("hw_preallocations", &C::hw_preallocations),
     Count("slot_pending_calls", &C::slot_pending_calls),
     Count("hw_end_pending", &C::hw_end_pending),
+    Count("hw_unchecked", &C::hw_unchecked),
+    Count("hw_failed_calls", &C::hw_failed_calls),
     Seconds("hw_host_seconds", &C::hw_host_seconds),
     Seconds("hw_gpu_seconds", &C::hw_gpu_seconds),
     Seconds("hw_ready_wait_seconds", &C::hw_ready_wait_seconds),

@@ -24,6 +24,8 @@ struct GpuDecoderCounters {
   int64_t hw_preallocations = 0;  // the engines' buffers preallocated (first batch, then growth)
   int64_t slot_pending_calls = 0;  // calls whose slot's previous work had not finished at their start
   int64_t hw_end_pending = 0;   // engines' calls whose end event had not completed when Decode returned
+  int64_t hw_unchecked = 0;     // engines' images given to them without nvJPEG's support check (EnginesCheck)
+  int64_t hw_failed_calls = 0;  // engines' calls that failed; their images went down the chain
   double hw_host_seconds = 0;   // host time inside the engines' calls (+ Initialize)
   double hw_gpu_seconds = 0;    // GPU time between the events around the engines' calls
   double hw_ready_wait_seconds = 0;  // the engines' host wait for earlier work on the stream

@@ -73,6 +73,18 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
          "one queue, costliest first", o.host_costliest_first);
   Switch("CONVEYOR_JPEG_CHECK_BESIDE", "the engines' check in phase A", "on the engines' side of phase B",
          o.engines_check_beside);
+  if (const char* v = std::getenv("CONVEYOR_JPEG_ENGINES_CHECK")) {
+    if (std::strcmp(v, "always") == 0) {
+      o.engines_check = EnginesCheck::kAlways;
+    } else if (std::strcmp(v, "common") == 0) {
+      o.engines_check = EnginesCheck::kTrustCommon;
+    } else if (std::strcmp(v, "never") == 0) {
+      o.engines_check = EnginesCheck::kNever;
+    } else {
+      throw Error(std::string("CONVEYOR_JPEG_ENGINES_CHECK: expected always, common (trusted without the check) or "
+                              "never, got \"") + v + "\"");
+    }
+  }
   int progressive_cpu_kilopixels = static_cast<int>(o.progressive_cpu_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, progressive_cpu_kilopixels);
   o.progressive_cpu_pixels = int64_t{progressive_cpu_kilopixels} * 1000;

@@ -19,9 +19,10 @@
 // | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |
 // | CONVEYOR_JPEG_TRACE_FROM     | 0-1000000 (20)                   | trace_from                    |
 // | CONVEYOR_JPEG_PROGRESSIVE    | cpu, cuda (the option's)         | progressive                   |
-// | CONVEYOR_JPEG_OTHER_CHROMA   | engines_own_call, cuda (option's)| other_chroma                  |
+// | CONVEYOR_JPEG_OTHER_CHROMA   | engines_own_call, cuda, cpu      | other_chroma                  |
 // | CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS | 0-1000000 (0)           | progressive_cpu_pixels / 1000 |
 // | CONVEYOR_JPEG_CHECK_BESIDE   | 0 phase A (0), 1 beside phase B  | engines_check_beside          |
+// | CONVEYOR_JPEG_ENGINES_CHECK  | always, common (default), never  | engines_check                 |
 // | CONVEYOR_JPEG_COSTLIEST_FIRST| 0 TBB chunks, 1 one queue (1)    | host_costliest_first          |
 // | CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS | 0-100000 (0)             | engines_image_cost_px / 1000  |
 // | CONVEYOR_JPEG_ENGINES_CALL_KPIXELS  | 0-1000000 (0)            | engines_call_cost_px / 1000   |

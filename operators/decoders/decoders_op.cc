@@ -186,7 +186,8 @@ class ImageDecoderOp : public Operator {
                                     static_cast<uint8_t*>(out.raw_sample(i)),
                                     info.subsampling,
                                     info.progressive,
-                                    nvjpeg2k};
+                                    nvjpeg2k,
+                                    info.jpeg_common_layout};
     }
     Rejecting(ws, [&] {
       gpu_->Decode(

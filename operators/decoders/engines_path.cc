@@ -8,15 +8,11 @@
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
 #include "operators/decoders/decode_balance.h"
+#include "operators/decoders/engines_path_state.h"
 
 namespace conveyor::ops {
 
 namespace {
-
-// A part's nvJPEG calls, run in this order. The router's kOther group is split by exact chroma
-// subsampling: one batched hardware call holding more than one subsampling ran ~2.5x slower per image
-// than calls of one subsampling each (H100/H200, docs/decoding.md "Routing").
-enum CallKind { kCall420, kCall444, kCall422, kCallGray, kCallOtherCss, kCallLarge, kCallKinds };
 
 // The call of an image of the router's kOther group.
 int OtherCallOf(ChromaSubsampling s) {
@@ -51,56 +47,6 @@ int CssOf(int kind) {
 
 }  // namespace
 
-// One nvJPEG call of a part: the images of one group, with a state of its own.
-struct EnginesPath::Call {
-  nvjpegJpegState_t state = nullptr;
-  std::vector<int> images;  // sample indices
-  cuda::Event start, end;   // timing, on the part's stream
-  int64_t pixels = 0;
-  double host_s = 0;
-  bool pending = false;  // GPU time not read yet
-  int prealloc_n = 0, prealloc_h = 0, prealloc_w = 0;
-  bool prealloc_failed = false, preallocated = false;
-  std::vector<const unsigned char*> data;
-  std::vector<size_t> lengths;
-  std::vector<nvjpegImage_t> out;
-  std::vector<nvjpegDecodeParams_t> params;
-};
-
-struct EnginesPath::Part {
-  Call calls[kCallKinds];  // by CallKind, run in this order
-  cuda::Stream stream;        // parts after the first: their own stream
-  double ready_wait_s = 0;
-  bool end_pending_at_return = false;
-  const Call* First() const {
-    for (const Call& c : calls) {
-      if (!c.images.empty()) return &c;
-    }
-    return nullptr;
-  }
-  const Call* Last() const {
-    for (int g = kCallKinds - 1; g >= 0; --g) {
-      if (!calls[g].images.empty()) return &calls[g];
-    }
-    return nullptr;
-  }
-  bool Empty() const { return First() == nullptr; }
-  int64_t Images() const {
-    int64_t n = 0;
-    for (const Call& c : calls) n += static_cast<int64_t>(c.images.size());
-    return n;
-  }
-};
-
-struct EnginesPath::Slot {
-  cuda::Event ready;  // ws.stream()'s work before the call
-  std::vector<Part> parts;
-  // [part][sample]: headers for the support check and decode parameters, made with that part's handle.
-  std::vector<std::vector<nvjpegJpegStream_t>> streams;
-  std::vector<std::vector<nvjpegDecodeParams_t>> params;
-  std::vector<uint8_t> part_of, ok;  // per sample
-  int parts_used = 0;
-};
 
 EnginesPath::EnginesPath() = default;
 EnginesPath::~EnginesPath() { Destroy(); }
@@ -273,57 +219,6 @@ void EnginesPath::Assign(int s, const std::vector<int> (&groups)[kEngineGroups],
   }
 }
 
-void EnginesPath::Check(int s, const std::vector<GpuDecodeSample>& samples, const Workspace& ws,
-                        const std::function<std::string(int)>& sample_where, std::vector<int>* refused) {
-  Slot& slot = SlotAt(s);
-  const NvjpegApi& a = lib_->api();
-  const int n = static_cast<int>(samples.size());
-  std::vector<int> all;
-  for (int p = 0; p < slot.parts_used; ++p) {
-    auto& streams = slot.streams[static_cast<size_t>(p)];
-    auto& params = slot.params[static_cast<size_t>(p)];
-    while (static_cast<int>(streams.size()) < n) {
-      nvjpegJpegStream_t js = nullptr;
-      nvjpegDecodeParams_t dp = nullptr;
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(Handle(p), &js), "engines");
-      streams.push_back(js);
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(Handle(p), &dp), "engines");
-      params.push_back(dp);
-    }
-    for (const Call& call : slot.parts[static_cast<size_t>(p)].calls) all.insert(all.end(), call.images.begin(), call.images.end());
-  }
-  slot.ok.assign(static_cast<size_t>(n), 0);
-  const nvjpegOutputFormat_t format = FormatOf(options_.color);
-  ws.ParallelFor(static_cast<int64_t>(all.size()), 8, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      const int i = all[static_cast<size_t>(k)];
-      const int p = slot.part_of[static_cast<size_t>(i)];
-      const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
-      nvjpegJpegStream_t js = slot.streams[static_cast<size_t>(p)][static_cast<size_t>(i)];
-      // A header the engines cannot parse goes down the chain; the next path reports it properly.
-      if (a.nvjpegJpegStreamParseHeader(Handle(p), smp.data, smp.size, js) != NVJPEG_STATUS_SUCCESS) continue;
-      nvjpegDecodeParams_t dp = slot.params[static_cast<size_t>(p)][static_cast<size_t>(i)];
-      CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(dp, format), sample_where(i));
-      int unsupported = 1;
-      if (a.nvjpegDecodeBatchedSupportedEx != nullptr && a.nvjpegDecodeBatchedEx != nullptr) {
-        SetRoi(a, dp, smp, sample_where(i));
-        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupportedEx(Handle(p), js, dp, &unsupported), sample_where(i));
-      } else if (IsWhole(smp)) {
-        CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedSupported(Handle(p), js, &unsupported), sample_where(i));
-      }
-      slot.ok[static_cast<size_t>(i)] = unsupported == 0 ? 1 : 0;  // the documented "0 = supported"
-    }
-  });
-  for (int p = 0; p < slot.parts_used; ++p) {
-    for (Call& call : slot.parts[static_cast<size_t>(p)].calls) {
-      auto kept = std::stable_partition(call.images.begin(), call.images.end(),
-                                        [&](int i) { return slot.ok[static_cast<size_t>(i)] != 0; });
-      refused->insert(refused->end(), kept, call.images.end());
-      call.images.erase(kept, call.images.end());
-    }
-  }
-}
-
 void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeSample>& samples, StreamView stream,
                       const std::string& where) {
   const NvjpegApi& a = lib_->api();
@@ -381,19 +276,19 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
   }
   call.start.Record(stream);
   const auto t0 = Clock::now();
-  CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedInitialize(Handle(p), call.state, n, 1, FormatOf(options_.color)), what);
-  if (any_roi) {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatchedEx(Handle(p), call.state, call.data.data(), call.lengths.data(),
-                                                  call.out.data(), call.params.data(), stream.get()),
-                          what);
-  } else {
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeBatched(Handle(p), call.state, call.data.data(), call.lengths.data(),
-                                                call.out.data(), stream.get()),
-                          what);
+  // A failed call is not an error here: its images go down the chain after phase B (TakeFailed),
+  // where each is decoded, or its damage named, on its own.
+  call.failed = a.nvjpegDecodeBatchedInitialize(Handle(p), call.state, n, 1, FormatOf(options_.color));
+  if (call.failed == NVJPEG_STATUS_SUCCESS) {
+    call.failed = any_roi ? a.nvjpegDecodeBatchedEx(Handle(p), call.state, call.data.data(), call.lengths.data(),
+                                                    call.out.data(), call.params.data(), stream.get())
+                          : a.nvjpegDecodeBatched(Handle(p), call.state, call.data.data(), call.lengths.data(),
+                                                  call.out.data(), stream.get());
   }
   call.host_s = SecondsSince(t0);
   call.end.Record(stream);
-  call.pending = true;
+  call.pending = call.failed == NVJPEG_STATUS_SUCCESS;
+  if (!call.pending) call.what = what;
 }
 
 void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& samples, StreamView ws_stream,
@@ -445,6 +340,30 @@ void EnginesPath::DecodePart(int s, int p, const std::vector<GpuDecodeSample>& s
                std::to_string(static_cast<int64_t>(c.host_s * 1e6)) + " us;";
     }
     trace->AddEngines(p, static_cast<int>(part.Images()), start_ns, NsSince(phase_start), calls);
+  }
+}
+
+void EnginesPath::TakeFailed(int s, StreamView stream, std::vector<int>* failed, GpuDecoderCounters& counters) {
+  Slot& slot = SlotAt(s);
+  for (int p = 0; p < slot.parts_used; ++p) {
+    Part& part = slot.parts[static_cast<size_t>(p)];
+    bool waited = false;
+    for (Call& call : part.calls) {
+      if (call.images.empty() || call.failed == NVJPEG_STATUS_SUCCESS) continue;
+      if (!waited) {  // what the failed call did enqueue must not land after the next path's writes
+        CONVEYOR_CUDA_CHECK(cudaStreamSynchronize(p == 0 ? stream.get() : part.stream.get()));
+        waited = true;
+      }
+      if (!check_all_) {
+        std::cerr << "conveyor: " << call.what << ": nvJPEG's batched decode failed (" << StatusName(call.failed)
+                  << "); its images go to the next path, and every image gets nvJPEG's support check from now on\n";
+      }
+      check_all_ = true;
+      ++counters.hw_failed_calls;
+      failed->insert(failed->end(), call.images.begin(), call.images.end());
+      call.images.clear();
+      call.failed = NVJPEG_STATUS_SUCCESS;
+    }
   }
 }
 

@@ -52,13 +52,23 @@ class EnginesPath {
   void Begin(int slot, StreamView stream);
   void Assign(int slot, const std::vector<int> (&groups)[kEngineGroups], const std::vector<GpuDecodeSample>& samples,
               int max_parts);
+  // Images whose header the options trust (Trusted) skip nvJPEG's check; their count goes to *unchecked.
   void Check(int slot, const std::vector<GpuDecodeSample>& samples, const Workspace& ws,
-             const std::function<std::string(int)>& sample_where, std::vector<int>* refused);
+             const std::function<std::string(int)>& sample_where, std::vector<int>* refused, int64_t* unchecked);
+  // Whether an image skips nvJPEG's support check: EnginesCheck::kNever, or kTrustCommon with the
+  // common layout (ImageInfo::jpeg_common_layout) at a size from 16 to 16384 pixels a side — until
+  // an engines' call has failed.
+  bool Trusted(const GpuDecodeSample& sample) const;
   int parts_used(int slot) const;
   // Part 0 on ws_stream, the others on their own streams.
   void DecodePart(int slot, int part, const std::vector<GpuDecodeSample>& samples, StreamView ws_stream,
                   const std::string& where, Clock::time_point phase_start, DecodeTrace* trace);
   void End(int slot, StreamView stream, GpuDecoderCounters& call);
+  // After the parts joined: the images of this call's engines' calls that failed (nvJPEG refused
+  // the batch) into *failed, once their streams' work has finished (a host wait: the chain's next
+  // path rewrites their outputs). After the first failure every image gets nvJPEG's check. Says
+  // so once on stderr; the number of failed calls into call.hw_failed_calls.
+  void TakeFailed(int slot, StreamView stream, std::vector<int>* failed, GpuDecoderCounters& call);
   // The engines' GPU time of the slot's previous call, read at the slot's next use (its events
   // have completed by then), never waited for: the counters and a measurement for the balance.
   // Returns {pixels, seconds}: all parts' pixels over the longest part (they run side by side).
@@ -79,6 +89,7 @@ class EnginesPath {
   std::vector<std::unique_ptr<NvjpegAllocators>> alloc_;  // one per handle, declared first: outlive them
   std::vector<nvjpegHandle_t> handles_;
   std::vector<std::unique_ptr<Slot>> slots_;
+  bool check_all_ = false;  // an engines' call failed: nvJPEG's check for every image from then on
 };
 
 }  // namespace conveyor::ops

@@ -81,7 +81,7 @@ int SampleOf(const GpuDecoder::Impl& d, HostItem item) {
 
 // The order the host items are taken in (d.item_order): costliest first when
 // host_costliest_first, else list order. Cost: the whole image's pixels (both JPEG host paths
-// decode the whole scan), times 3 for progressive JPEGs and CPU decodes (measured ~3x per pixel
+// decode the whole scan; the CPU path a baseline JPEG's rows down to the window's last), times 3 for progressive JPEGs and CPU decodes (measured ~3x per pixel
 // against host-Huffman baseline) and for JPEG 2000 on nvJPEG2000 (not measured: its host phase
 // and state waits taken as costly as a CPU decode, so a large one starts early).
 void OrderByCost(GpuDecoder::Impl& d, const std::vector<GpuDecodeSample>& samples, int64_t cpu_n) {
@@ -94,7 +94,10 @@ void OrderByCost(GpuDecoder::Impl& d, const std::vector<GpuDecodeSample>& sample
   for (int64_t k = 0; k < items; ++k) {
     const HostItem item = ItemOf(k, cpu_n, jpeg2000_n);
     const GpuDecodeSample& smp = samples[static_cast<size_t>(SampleOf(d, item))];
-    d.item_cost[static_cast<size_t>(k)] = Pixels(smp) * (item.path != DecodePath::kCuda || smp.progressive ? 3 : 1);
+    int64_t pixels = Pixels(smp);
+    // libjpeg stops a baseline JPEG's decode after the window's last row (decode_cpu.cc).
+    if (item.path == DecodePath::kCpu && smp.is_jpeg && !smp.progressive) pixels = smp.width * (smp.roi.y + smp.roi.h);
+    d.item_cost[static_cast<size_t>(k)] = pixels * (item.path != DecodePath::kCuda || smp.progressive ? 3 : 1);
   }
   std::stable_sort(d.item_order.begin(), d.item_order.end(), [&](int64_t a, int64_t b) {
     return d.item_cost[static_cast<size_t>(a)] > d.item_cost[static_cast<size_t>(b)];
@@ -181,7 +184,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     d.engines.Assign(s, d.engine_groups, samples, d.tuner.parts());
     if (!check_beside) {
       const auto check_start = Clock::now();
-      d.engines.Check(s, samples, ws, sample_where, &d.refused);
+      d.engines.Check(s, samples, ws, sample_where, &d.refused, &call.hw_unchecked);
       check_ns = NsSince(check_start);
     }
     parts = d.engines.parts_used(s);
@@ -305,7 +308,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   auto engines_side = [&] {
     if (check_beside) {
       const auto check_start = Clock::now();
-      d.engines.Check(s, samples, ws, sample_where, &d.refused);
+      d.engines.Check(s, samples, ws, sample_where, &d.refused, &call.hw_unchecked);
       check_ns = NsSince(check_start);
     }
     engines_from(0);
@@ -317,19 +320,24 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   } else {
     host_items();
   }
-  // B2 (engines_check_beside only): the images the check refused, down the engines' chain.
-  if (check_beside && !d.refused.empty()) {
+  // B2: the images of engines' calls that failed (and, with engines_check_beside, those the check
+  // refused), down the engines' chain.
+  std::vector<int> late;
+  if (check_beside) late = d.refused;
+  if (engines) d.engines.TakeFailed(s, stream, &late, call);
+  if (!late.empty()) {
     if (d.router.Next(DecodePath::kEngines) == DecodePath::kCuda) {
       const int64_t first = static_cast<int64_t>(d.cuda_list.size());
-      d.cuda_list.insert(d.cuda_list.end(), d.refused.begin(), d.refused.end());
-      ws.ParallelFor(static_cast<int64_t>(d.refused.size()), 1, [&](int64_t begin, int64_t end) {
+      d.cuda_list.insert(d.cuda_list.end(), late.begin(), late.end());
+      if (!check_beside) slot.start.Record(stream);  // after the failed calls' work (TakeFailed waited)
+      ws.ParallelFor(static_cast<int64_t>(late.size()), 1, [&](int64_t begin, int64_t end) {
         cuda::DeviceGuard chunk_guard(device);
         ChunkLeases lease(d, slot.start.get());
         for (int64_t k = begin; k < end; ++k) host_item(lease, cpu_n + jpeg2000_n + first + k);
         give_back(lease);
       });
     } else {
-      d.fallbacks.insert(d.fallbacks.end(), d.refused.begin(), d.refused.end());
+      d.fallbacks.insert(d.fallbacks.end(), late.begin(), late.end());
     }
   }
   for (const CudaPath::Worker* w : used) {  // a worker used twice: its last record covers both

@@ -52,7 +52,15 @@ struct GpuDecodeSample {
   ChromaSubsampling subsampling = ChromaSubsampling::kNone;  // JPEG: from the header
   bool progressive = false;
   bool is_jpeg2000 = false;       // a JPEG 2000 file nvJPEG2000 may take (its path refuses the rest)
+  bool common_layout = false;     // JPEG: ImageInfo::jpeg_common_layout
 };
+
+// Which engines' images get nvJPEG's support check (header parse + nvjpegDecodeBatchedSupportedEx:
+// 2.0-2.4 ms of phase A per batch of 256 on the realistic set, H100): every one; all but the common
+// layouts of a size the engines take (EnginesPath::Trusted), the default; or none (measuring and
+// tests). An engines' call that fails anyway sends its images down the chain after phase B
+// (the CUDA backend), and the decoder checks every image from then on.
+enum class EnginesCheck { kAlways, kTrustCommon, kNever };
 
 struct GpuDecoderOptions {
   DecodeColor color = DecodeColor::kRgb;
@@ -78,6 +86,7 @@ struct GpuDecoderOptions {
   // Measuring switch: the engines' support check on the engines' side of phase B instead of phase A,
   // so the CPU/CUDA queue starts without waiting for it; refusals decoded after phase B.
   bool engines_check_beside = false;
+  EnginesCheck engines_check = EnginesCheck::kTrustCommon;
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;

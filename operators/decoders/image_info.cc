@@ -144,6 +144,9 @@ ImageInfo ParseJpeg(const uint8_t* data, size_t size, int64_t max_pixels) {
       }
     }
     info.subsampling = Subsampling(info.components, h, v);
+    const bool unit_chroma = info.components == 3 && h[1] == 1 && v[1] == 1 && h[2] == 1 && v[2] == 1;
+    const bool common_luma = (h[0] == 1 && v[0] == 1) || (h[0] == 2 && v[0] == 1) || (h[0] == 2 && v[0] == 2);
+    info.jpeg_common_layout = marker == 0xC0 && (info.components == 1 || (unit_chroma && common_luma));
     CheckDeclaredSize("JPEG frame", static_cast<uint64_t>(info.width), static_cast<uint64_t>(info.height), max_pixels);
     CheckJpegSizeFitsFile(info, h, v, size);
     return info;

@@ -50,6 +50,10 @@ struct ImageInfo {
   bool progressive = false;
   bool arithmetic = false;
   int adobe_transform = -1;  // the APP14 "Adobe" marker's transform (0, 1, 2 YCCK); -1: no marker
+  // A baseline frame (SOF0) in the layouts every JPEG decoder takes: gray, or YCbCr with chroma
+  // factors 1x1 and luma 1x1 (4:4:4), 2x1 (4:2:2) or 2x2 (4:2:0). The GPU decoder trusts these to
+  // its hardware engines without nvJPEG's per-image support check (docs/decoding.md).
+  bool jpeg_common_layout = false;
   // PNG, TIFF, PNM (maxval's bits), JPEG 2000: bits per sample.
   int bit_depth = 0;
   // PNG only.

@@ -56,6 +56,7 @@ struct File {
   int64_t height = 0, width = 0;
   ChromaSubsampling subsampling = ChromaSubsampling::kNone;  // GpuDecodeSample's
   bool progressive = false;
+  bool common_layout = false;
 };
 
 const std::vector<File>& Files() {
@@ -78,6 +79,7 @@ const std::vector<File>& Files() {
       const ImageInfo info = ParseImageInfo(f.bytes.data(), f.bytes.size());
       f.subsampling = info.subsampling;
       f.progressive = info.progressive;
+      f.common_layout = info.jpeg_common_layout;
       out.push_back(std::move(f));
     }
     tjDestroy(tj);
@@ -169,7 +171,8 @@ struct Runner {
         win = DrawRandomCropWindow(rng, f.height, f.width, crop);
       }
       samples[i] = GpuDecodeSample{data,     f.bytes.size(), true, f.height, f.width, win,
-                                   static_cast<uint8_t*>(outs[slot][i].device_ptr()), f.subsampling, f.progressive};
+                                   static_cast<uint8_t*>(outs[slot][i].device_ptr()), f.subsampling, f.progressive,
+                                   false, f.common_layout};
     }
     auto cpu = [&](int i, uint8_t* dst) {
       tjhandle tj = tjInitDecompress();

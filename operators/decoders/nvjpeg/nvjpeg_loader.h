@@ -50,7 +50,14 @@ class NvjpegError : public Error {
 // Throws NvjpegError "<call> failed: <STATUS> (<n>)[: <where>]" unless `status` is SUCCESS.
 void CheckNvjpeg(nvjpegStatus_t status, const char* call, const std::string& where = {});
 
-#define CONVEYOR_NVJPEG_CHECK(call, where) ::conveyor::nvjpeg::CheckNvjpeg((call), #call, (where))
+// `where` is evaluated only when the call failed (it may build a string per image).
+#define CONVEYOR_NVJPEG_CHECK(call, where)                                                       \
+  do {                                                                                           \
+    const nvjpegStatus_t conveyor_nvjpeg_status_ = (call);                                       \
+    if (conveyor_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) {                                      \
+      ::conveyor::nvjpeg::CheckNvjpeg(conveyor_nvjpeg_status_, #call, (where));                  \
+    }                                                                                            \
+  } while (0)
 
 // The environment the search reads; tests pass their own.
 using GetEnv = std::function<const char*(const char*)>;

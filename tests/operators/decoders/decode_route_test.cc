@@ -33,7 +33,7 @@ TEST(DecodeRouter, BaselineFourTwoZeroIsBalancedOnTheEngines) {
   EXPECT_TRUE(r.balanced);
 }
 
-TEST(DecodeRouter, OtherChromaGetsEnginesCallsOfItsOwnOrTheCudaBackend) {
+TEST(DecodeRouter, OtherChromaGetsEnginesCallsOfItsOwnTheCudaBackendOrTheCpu) {
   for (ChromaSubsampling s : {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::kGray,
                               ChromaSubsampling::k440, ChromaSubsampling::k411, ChromaSubsampling::kOther}) {
     RouterConfig c = Full();
@@ -45,7 +45,15 @@ TEST(DecodeRouter, OtherChromaGetsEnginesCallsOfItsOwnOrTheCudaBackend) {
     EXPECT_EQ(r.first, DecodePath::kEngines) << ChromaSubsamplingName(s);
     EXPECT_EQ(r.group, EngineGroup::kOther) << ChromaSubsamplingName(s);
     EXPECT_FALSE(r.balanced);
+    c.other_chroma = OtherChromaRoute::kCpu;
+    r = DecodeRouter(c).RouteOf(Jpeg(s));
+    EXPECT_EQ(r.first, DecodePath::kCpu) << ChromaSubsamplingName(s);
+    EXPECT_FALSE(r.balanced);
   }
+  // 4:2:0 stays balanced whatever other_chroma says.
+  RouterConfig c = Full();
+  c.other_chroma = OtherChromaRoute::kCpu;
+  EXPECT_TRUE(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420)).balanced);
 }
 
 TEST(DecodeRouter, ProgressiveGoesWhereTheOptionSaysNeverToTheEngines) {
@@ -174,6 +182,7 @@ TEST(DecodeRouter, OptionValuesAreParsedOrRefusedByName) {
   EXPECT_EQ(ParseProgressiveRoute("cuda", "x"), ProgressiveRoute::kCuda);
   EXPECT_EQ(ParseOtherChromaRoute("engines_own_call", "x"), OtherChromaRoute::kEnginesOwnCall);
   EXPECT_EQ(ParseOtherChromaRoute("cuda", "x"), OtherChromaRoute::kCuda);
+  EXPECT_EQ(ParseOtherChromaRoute("cpu", "x"), OtherChromaRoute::kCpu);
   try {
     ParseProgressiveRoute("gpu", "op \"dec\": argument \"progressive_decoder\"");
     FAIL() << "accepted gpu";

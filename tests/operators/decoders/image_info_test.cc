@@ -78,6 +78,38 @@ size_t SofOffset(const std::vector<uint8_t>& jpeg) {
   return 0;
 }
 
+// The layouts the GPU decoder trusts to its engines without nvJPEG's check: baseline (SOF0) gray,
+// 4:4:4, 4:2:2 and 4:2:0 with unit chroma factors, from a real encoder; not progressive, not SOF1,
+// not luma 4x2 nor chroma 2x2 (a 4:2:0 ratio from unusual factors).
+TEST(ImageInfo, JpegCommonLayoutIsBaselineWithTheCommonSamplingFactors) {
+  const auto photo = testimages::MakePhotoLike(61, 83, 3, 7);
+  for (Subsampling ss : {Subsampling::k444, Subsampling::k422, Subsampling::k420, Subsampling::kGray}) {
+    const auto baseline = testimages::EncodeJpeg(ss == Subsampling::kGray ? testimages::MakePhotoLike(61, 83, 1, 7) : photo,
+                                                 ss, 90, false);
+    const auto progressive = testimages::EncodeJpeg(ss == Subsampling::kGray ? testimages::MakePhotoLike(61, 83, 1, 7) : photo,
+                                                    ss, 90, true);
+    EXPECT_TRUE(ParseImageInfo(baseline.data(), baseline.size()).jpeg_common_layout) << static_cast<int>(ss);
+    EXPECT_FALSE(ParseImageInfo(progressive.data(), progressive.size()).jpeg_common_layout) << static_cast<int>(ss);
+  }
+  const auto jpeg = testimages::EncodeJpeg(photo, Subsampling::k420, 90, false);
+  const size_t sof = SofOffset(jpeg);
+  auto extended = jpeg;
+  extended[sof + 1] = 0xC1;  // SOF1: extended sequential, same layout
+  const ImageInfo ext = ParseImageInfo(extended.data(), extended.size());
+  EXPECT_EQ(ext.subsampling, ChromaSubsampling::k420);
+  EXPECT_FALSE(ext.jpeg_common_layout);
+  // Component factors at sof + 11 (luma), + 14, + 17: luma 4x4 over chroma 2x2 is still 4:2:0.
+  auto unusual = jpeg;
+  ASSERT_EQ(unusual[sof + 11], 0x22);
+  unusual[sof + 11] = 0x44;
+  unusual[sof + 14] = 0x22;
+  unusual[sof + 17] = 0x22;
+  const ImageInfo odd = ParseImageInfo(unusual.data(), unusual.size());
+  EXPECT_EQ(odd.subsampling, ChromaSubsampling::k420);
+  EXPECT_FALSE(odd.jpeg_common_layout);
+  EXPECT_TRUE(ParseImageInfo(jpeg.data(), jpeg.size()).jpeg_common_layout);
+}
+
 TEST(ImageInfo, Errors) {
   ExpectError({}, "empty input (0 bytes): expected an encoded image (JPEG, PNG, TIFF, WebP, PNM, BMP or JPEG 2000)");
   const std::string html = "<html>";

@@ -102,7 +102,8 @@ struct DecodeRun {
       }
       samples[i] = GpuDecodeSample{files[i].bytes.data(), files[i].bytes.size(), is_jpeg.empty() || is_jpeg[i],
                                    files[i].height, files[i].width, windows[i],
-                                   static_cast<uint8_t*>(outs[i].device_ptr()), info.subsampling, info.progressive};
+                                   static_cast<uint8_t*>(outs[i].device_ptr()), info.subsampling, info.progressive,
+                                   false, info.jpeg_common_layout};
     }
     if (spin_ms > 0) ::conveyor::testing::SpinGpu(spin_ms, stream.view());
     for (int i = 0; i < n; ++i) {

@@ -364,6 +364,78 @@ TEST(GpuDecoder, EnginePartsTunerAlternatesHandlesAndPixelsStayRight) {
   EXPECT_GT(c.images_cuda, 0);
 }
 
+// The engines' images of a common layout skip nvJPEG's support check (EnginesCheck::kTrustCommon,
+// the default); tiny ones (a side under 16) are still checked; kAlways checks every one. Pixels
+// against libjpeg-turbo either way.
+TEST(GpuDecoder, EnginesTrustCommonLayoutsWithoutTheCheck) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 64; ++i) {
+    const bool tiny = i % 16 == 3;
+    const int h = tiny ? 8 + static_cast<int>(rng() % 7) : 40 + static_cast<int>(rng() % 300);
+    const int w = 40 + static_cast<int>(rng() % 300);
+    files.push_back(EncodeJpeg(h, w, i % 8 == 0 ? TJSAMP_444 : TJSAMP_420, false, rng));
+  }
+  for (EnginesCheck mode : {EnginesCheck::kTrustCommon, EnginesCheck::kAlways}) {
+    GpuDecoderOptions options;
+    options.engines_check = mode;
+    options.hw_load = 1;  // every 4:2:0 image on the engines
+    GpuDecoder decoder(options);
+    if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+    cuda::Stream stream = cuda::Stream::Create();
+    TbbThreadPool pool(4);
+    DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+    for (int it = 0; it < 2; ++it) {
+      run.slot = it;
+      const auto windows = it == 0 ? Whole(files) : RandomWindows(files, rng);
+      ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "call " + std::to_string(it));
+    }
+    const GpuDecoderCounters c = decoder.counters();
+    EXPECT_EQ(c.hw_failed_calls, 0);
+    EXPECT_GT(c.images_hardware, 0);
+    if (mode == EnginesCheck::kAlways) {
+      EXPECT_EQ(c.hw_unchecked, 0);
+    } else {
+      EXPECT_EQ(c.hw_unchecked, 2 * (64 - 8 - 4));  // 4:2:0 (not every 8th, 4:4:4), none of the 4 tiny ones
+    }
+  }
+}
+
+// An engines' call that fails (here: nothing checked, progressive files among the baseline ones,
+// which the engines cannot decode) is not an error: its images go down the chain (the CPU path,
+// the engines being the only GPU path), and from then on every image gets nvJPEG's check.
+TEST(GpuDecoder, FailedEnginesCallGoesDownTheChain) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 24; ++i) {
+    files.push_back(EncodeJpeg(40 + static_cast<int>(rng() % 200), 40 + static_cast<int>(rng() % 200), TJSAMP_420,
+                               i % 6 == 1, rng));
+  }
+  GpuDecoderOptions options;
+  options.engines_check = EnginesCheck::kNever;
+  options.paths = DecodePaths::kHardwareOnly;
+  GpuDecoder decoder(options);
+  if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  ExpectClose(files, Whole(files), run(files, Whole(files)), DecodeColor::kRgb, "failed call");
+  GpuDecoderCounters c = decoder.counters();
+  EXPECT_EQ(c.hw_failed_calls, 1);
+  EXPECT_EQ(c.hw_unchecked, 24);
+  EXPECT_EQ(c.images_hardware, 0);
+  EXPECT_EQ(c.images_cpu, 24);
+  run.slot = 1;
+  const auto windows = RandomWindows(files, rng);
+  ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "checked call");
+  c = decoder.counters();
+  EXPECT_EQ(c.hw_failed_calls, 1);
+  EXPECT_EQ(c.hw_unchecked, 24);    // the second call checked every image
+  EXPECT_EQ(c.images_hardware, 20);  // the baseline ones; the 4 progressive ones went to the CPU
+}
+
 // A JPEG the CUDA backend finds damaged (BAD_JPEG) is not the decoder's last word: the image goes
 // to the CPU path, whose decode gives the verdict (here the test's libjpeg-turbo callback, which
 // names the file) — the error that on_error: skip then acts on.

@@ -127,8 +127,10 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
       {"CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "expected a whole number from 0 to 100000", {"-1", "100001", "x"}},
       {"CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "1M"}},
-      {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call or cuda", {"", "engines", "cpu"}},
+      {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call, cuda or cpu", {"", "engines", "gpu"}},
       {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
+      {"CONVEYOR_JPEG_ENGINES_CHECK", "expected always, common (trusted without the check) or never",
+       {"", "0", "1", "Always"}},
   };
   for (const Switch& sw : switches) {
     for (const char* bad : sw.bad) {
@@ -163,7 +165,14 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
   setenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "120", 1);
   setenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "3000", 1);
+  EXPECT_EQ(options.engines_check, EnginesCheck::kTrustCommon);  // the default
+  setenv("CONVEYOR_JPEG_ENGINES_CHECK", "always", 1);
   ApplyDecoderEnv(options);
+  EXPECT_EQ(options.engines_check, EnginesCheck::kAlways);
+  setenv("CONVEYOR_JPEG_ENGINES_CHECK", "never", 1);
+  ApplyDecoderEnv(options);
+  unsetenv("CONVEYOR_JPEG_ENGINES_CHECK");
+  EXPECT_EQ(options.engines_check, EnginesCheck::kNever);
   unsetenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS");
   unsetenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS");
   EXPECT_EQ(options.engines_image_cost_px, 120'000);
