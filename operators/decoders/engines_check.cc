@@ -33,7 +33,9 @@ void EnginesPath::Check(int s, const std::vector<GpuDecodeSample>& samples, cons
       CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(Handle(p), &dp), "engines");
       params.push_back(dp);
     }
-    for (const Call& call : slot.parts[static_cast<size_t>(p)].calls) all.insert(all.end(), call.images.begin(), call.images.end());
+    for (const Call& call : slot.parts[static_cast<size_t>(p)].calls) {
+      all.insert(all.end(), call.images.begin(), call.images.end());
+    }
   }
   slot.ok.assign(static_cast<size_t>(n), 0);
   const nvjpegOutputFormat_t format = FormatOf(options_.color);
@@ -46,7 +48,8 @@ void EnginesPath::Check(int s, const std::vector<GpuDecodeSample>& samples, cons
       check.push_back(i);
       continue;
     }
-    nvjpegDecodeParams_t dp = slot.params[static_cast<size_t>(slot.part_of[static_cast<size_t>(i)])][static_cast<size_t>(i)];
+    const size_t p = slot.part_of[static_cast<size_t>(i)];
+    nvjpegDecodeParams_t dp = slot.params[p][static_cast<size_t>(i)];
     CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(dp, format), sample_where(i));
     if (a.nvjpegDecodeBatchedEx != nullptr) SetRoi(a, dp, smp, sample_where(i));
     slot.ok[static_cast<size_t>(i)] = 1;

@@ -81,9 +81,10 @@ int SampleOf(const GpuDecoder::Impl& d, HostItem item) {
 
 // The order the host items are taken in (d.item_order): costliest first when
 // host_costliest_first, else list order. Cost: the whole image's pixels (both JPEG host paths
-// decode the whole scan; the CPU path a baseline JPEG's rows down to the window's last), times 3 for progressive JPEGs and CPU decodes (measured ~3x per pixel
-// against host-Huffman baseline) and for JPEG 2000 on nvJPEG2000 (not measured: its host phase
-// and state waits taken as costly as a CPU decode, so a large one starts early).
+// decode the whole scan; the CPU path a baseline JPEG's rows down to the window's last), times 3
+// for progressive JPEGs and CPU decodes (measured ~3x per pixel against host-Huffman baseline) and
+// for JPEG 2000 on nvJPEG2000 (not measured: its host phase and state waits taken as costly as a
+// CPU decode, so a large one starts early).
 void OrderByCost(GpuDecoder::Impl& d, const std::vector<GpuDecodeSample>& samples, int64_t cpu_n) {
   const int64_t jpeg2000_n = static_cast<int64_t>(d.jpeg2000_list.size());
   const int64_t items = cpu_n + jpeg2000_n + static_cast<int64_t>(d.cuda_list.size());

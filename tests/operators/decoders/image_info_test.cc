@@ -83,11 +83,10 @@ size_t SofOffset(const std::vector<uint8_t>& jpeg) {
 // not luma 4x2 nor chroma 2x2 (a 4:2:0 ratio from unusual factors).
 TEST(ImageInfo, JpegCommonLayoutIsBaselineWithTheCommonSamplingFactors) {
   const auto photo = testimages::MakePhotoLike(61, 83, 3, 7);
+  const auto gray = testimages::MakePhotoLike(61, 83, 1, 7);
   for (Subsampling ss : {Subsampling::k444, Subsampling::k422, Subsampling::k420, Subsampling::kGray}) {
-    const auto baseline = testimages::EncodeJpeg(ss == Subsampling::kGray ? testimages::MakePhotoLike(61, 83, 1, 7) : photo,
-                                                 ss, 90, false);
-    const auto progressive = testimages::EncodeJpeg(ss == Subsampling::kGray ? testimages::MakePhotoLike(61, 83, 1, 7) : photo,
-                                                    ss, 90, true);
+    const auto baseline = testimages::EncodeJpeg(ss == Subsampling::kGray ? gray : photo, ss, 90, false);
+    const auto progressive = testimages::EncodeJpeg(ss == Subsampling::kGray ? gray : photo, ss, 90, true);
     EXPECT_TRUE(ParseImageInfo(baseline.data(), baseline.size()).jpeg_common_layout) << static_cast<int>(ss);
     EXPECT_FALSE(ParseImageInfo(progressive.data(), progressive.size()).jpeg_common_layout) << static_cast<int>(ss);
   }
