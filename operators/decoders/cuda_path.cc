@@ -134,7 +134,10 @@ HybridState& CudaPath::StateOf(Worker& w, int kind) {
 void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times,
                       TracedImage* traced) {
   const NvjpegApi& a = lib_->api();
-  const int kind = Pixels(s) > options_.hybrid_huffman_threshold ? 1 : 0;
+  const int64_t threshold = s.progressive && options_.progressive_huffman_threshold >= 0
+                                ? options_.progressive_huffman_threshold
+                                : options_.hybrid_huffman_threshold;
+  const int kind = Pixels(s) > threshold ? 1 : 0;
   const ThreadAllocTally tally0 = traced != nullptr ? ThisThreadAllocTally() : ThreadAllocTally{};
   HybridState& lane = StateOf(w, kind);
   const auto t0 = Clock::now();

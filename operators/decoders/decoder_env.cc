@@ -69,6 +69,9 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int hybrid_kilopixels = static_cast<int>(o.hybrid_huffman_threshold / 1000);
   WholeNumber("CONVEYOR_JPEG_HYBRID_KPIXELS", 0, 1000000, hybrid_kilopixels);
   o.hybrid_huffman_threshold = int64_t{hybrid_kilopixels} * 1000;
+  int progressive_kilopixels = -1;
+  WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS", 0, 1000000, progressive_kilopixels);
+  if (progressive_kilopixels >= 0) o.progressive_huffman_threshold = int64_t{progressive_kilopixels} * 1000;
   Switch("CONVEYOR_JPEG_COSTLIEST_FIRST", "CPU/CUDA images in TBB chunks, list order",
          "one queue, costliest first", o.host_costliest_first);
   Switch("CONVEYOR_JPEG_CHECK_BESIDE", "the engines' check in phase A", "on the engines' side of phase B",

@@ -28,6 +28,7 @@
 // | CONVEYOR_JPEG_ENGINES_CALL_KPIXELS  | 0-1000000 (0)            | engines_call_cost_px / 1000   |
 // | CONVEYOR_JPEG_LARGE_KPIXELS  | 1-1000000 (the option's / 1000)  | large_pixels / 1000           |
 // | CONVEYOR_JPEG_HYBRID_KPIXELS | 0-1000000 (the option's / 1000)  | hybrid_huffman_threshold/1000 |
+// | CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS | 0-1000000 (unset)   | progressive_huffman_threshold |
 // | CONVEYOR_JPEG_HW_LOAD        | -1 automatic, or 0-1 (option's)  | hw_load                       |
 // | CONVEYOR_NVJPEG2K_PATH       | a library file (the search)      | nvjpeg2k_path                 |
 // Unset leaves the option as it is. A value outside these is refused (Error naming the variable,

@@ -90,6 +90,9 @@ struct GpuDecoderOptions {
   // Images with more pixels go to nvJPEG's GPU-Huffman decoder, smaller ones to host Huffman
   // (DALI's hybrid_huffman_threshold).
   int64_t hybrid_huffman_threshold = 1000 * 1000;
+  // Measuring switch: the same threshold for progressive JPEGs (whose host Huffman costs ~3x per
+  // pixel); -1: hybrid_huffman_threshold.
+  int64_t progressive_huffman_threshold = -1;
   // NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION: chroma upsampled by interpolation like libjpeg's
   // fancy upsampling (the CPU path), so every path gives close images. Dropped silently when the
   // library refuses the flag.

@@ -436,6 +436,32 @@ TEST(GpuDecoder, FailedEnginesCallGoesDownTheChain) {
   EXPECT_EQ(c.images_hardware, 20);  // the baseline ones; the 4 progressive ones went to the CPU
 }
 
+// progressive_huffman_threshold 0: every progressive JPEG on nvJPEG's GPU-Huffman decoder, the
+// baseline ones on host Huffman; pixels against libjpeg-turbo, every image on the CUDA backend.
+TEST(GpuDecoder, ProgressiveOnGpuHuffmanMatchesLibjpegTurbo) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  for (int i = 0; i < 16; ++i) {
+    files.push_back(EncodeJpeg(40 + static_cast<int>(rng() % 300), 40 + static_cast<int>(rng() % 300),
+                               i % 3 == 0 ? TJSAMP_444 : TJSAMP_420, i % 2 == 0, rng));
+  }
+  GpuDecoderOptions options;
+  options.paths = DecodePaths::kCudaOnly;
+  options.progressive_huffman_threshold = 0;
+  GpuDecoder decoder(options);
+  if (!decoder.counters().nvjpeg_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  ExpectClose(files, Whole(files), run(files, Whole(files)), DecodeColor::kRgb, "whole");
+  run.slot = 1;
+  const auto windows = RandomWindows(files, rng);
+  ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "windows");
+  EXPECT_EQ(decoder.counters().images_cuda, 32);
+  EXPECT_EQ(decoder.counters().fallbacks, 0);
+}
+
 // A JPEG the CUDA backend finds damaged (BAD_JPEG) is not the decoder's last word: the image goes
 // to the CPU path, whose decode gives the verdict (here the test's libjpeg-turbo callback, which
 // names the file) — the error that on_error: skip then acts on.

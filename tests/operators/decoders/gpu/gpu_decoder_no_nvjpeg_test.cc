@@ -129,6 +129,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "1M"}},
       {"CONVEYOR_JPEG_OTHER_CHROMA", "expected engines_own_call, cuda or cpu", {"", "engines", "gpu"}},
       {"CONVEYOR_JPEG_HW_LOAD", "expected -1 (automatic) or a share from 0 to 1", {"", "1.5", "-0.5", "half"}},
+      {"CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "1k"}},
       {"CONVEYOR_JPEG_ENGINES_CHECK", "expected always, common (trusted without the check) or never",
        {"", "0", "1", "Always"}},
   };
@@ -166,13 +167,17 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "120", 1);
   setenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", "3000", 1);
   EXPECT_EQ(options.engines_check, EnginesCheck::kTrustCommon);  // the default
+  EXPECT_EQ(options.progressive_huffman_threshold, -1);
+  setenv("CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS", "300", 1);
   setenv("CONVEYOR_JPEG_ENGINES_CHECK", "always", 1);
   ApplyDecoderEnv(options);
   EXPECT_EQ(options.engines_check, EnginesCheck::kAlways);
   setenv("CONVEYOR_JPEG_ENGINES_CHECK", "never", 1);
   ApplyDecoderEnv(options);
   unsetenv("CONVEYOR_JPEG_ENGINES_CHECK");
+  unsetenv("CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS");
   EXPECT_EQ(options.engines_check, EnginesCheck::kNever);
+  EXPECT_EQ(options.progressive_huffman_threshold, 300'000);
   unsetenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS");
   unsetenv("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS");
   EXPECT_EQ(options.engines_image_cost_px, 120'000);
