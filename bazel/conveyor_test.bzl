@@ -16,3 +16,15 @@ def conveyor_test(name, srcs, deps = [], gpu = False, tags = [], data = [], size
         linkopts = ["-rdynamic"],
         **kwargs
     )
+
+def fuzz_replay_test(name, deps):
+    """`<name>_replay`: fuzz/<name>_fuzz.cc's entry point on every file of fuzz/<name>/corpus once."""
+    native.cc_test(
+        name = name + "_replay",
+        srcs = [name + "_fuzz.cc", "replay_main.cc"],
+        deps = deps,
+        data = native.glob([name + "/corpus/**"]),
+        args = ["fuzz/" + name + "/corpus"],
+        size = "small",
+        linkopts = ["-rdynamic"],
+    )

@@ -7,7 +7,8 @@
 # | tools/fuzz.sh [SECONDS]    | fuzz each target SECONDS (default 600); new inputs go to a scratch   |
 # |                            | corpus, crashes to fuzz/<target>/crash-* (keep them in the corpus    |
 # |                            | once fixed)                                                          |
-# | tools/fuzz.sh --replay     | run every committed corpus file through its target once (CI)         |
+# | tools/fuzz.sh --replay     | run every committed corpus file through its target once (CI runs the |
+# |                            | same through Bazel: fuzz/BUILD's <target>_replay tests, ASan+UBSan)   |
 #
 # Environment: FUZZ_JOBS (parallel targets, default 2), FUZZ_TARGETS (names, default all),
 # FUZZ_BUILD_DIR (binaries, default /tmp/conveyor-fuzz), FUZZ_JUNIT (--replay: a JUnit XML file, one
