@@ -1,9 +1,12 @@
 // `conveyor bench`: warm-up iterations, then `repeats` timed runs of `iterations` each. Reports
 // samples/s (min, median, max over repeats) and per-stage time per iteration from the executor's
-// counters over the timed part, as a table or JSON, with the memory our pools hold (MemoryStats: the
-// peak in use and what was taken from the driver), to set beside the process's GPU memory seen
-// from outside (bench/e2e/measure.py): the rest is the CUDA context and libraries' own memory
-// (nvJPEG's engines allocate outside our pools).
+// counters over the timed part, as a table or JSON, with where the GPU memory goes: the device's
+// memory in use (the driver's figure) once the pipeline is built and at its highest after an
+// iteration, what our pools hold (MemoryStats: the peak in use and what was taken from the driver),
+// and nvJPEG's (through our allocators, and the engines' own, taken while their handles were made
+// and their states preallocated). The rest is the CUDA context, libraries' modules and nvJPEG's
+// memory inside its calls; set it beside the process's GPU memory seen from outside
+// (bench/e2e/measure.py).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -15,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/decoder_times.h"
 #include "cli/session.h"
+#include "core/cuda/check.h"
 #include "core/memory/stats.h"
 #include "core/op/thread_affinity.h"
 #include "operators/decoders/gpu_decoder.h"
@@ -22,14 +26,35 @@
 namespace conveyor::cli {
 namespace {
 double Mib(int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+// The device's memory in use as the driver sees it (total - free: every process on the device),
+// sampled; all 0 on a pipeline without a GPU.
+struct DriverMemory {
+  bool gpu = false;
+  int64_t after_open = 0, peak = 0;
+  void Sample() {
+    if (!gpu) return;
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return;
+    const auto used = static_cast<int64_t>(total - free_bytes);
+    if (after_open == 0) after_open = used;
+    peak = std::max(peak, used);
+  }
+};
 }  // namespace
 
 int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
   Session session = Session::Open(cmd);
   const PipelineSpec& spec = session.spec();
   session.SetIterations(o.warmup + o.iterations * o.repeats);
+  DriverMemory driver;
+  driver.gpu = session.pipeline().graph().device() == Device::kGpu;
+  driver.Sample();
   int64_t samples_per_it = 0;
-  for (int64_t i = 0; i < o.warmup; ++i) session.Next().Sync();
+  for (int64_t i = 0; i < o.warmup; ++i) {
+    session.Next().Sync();
+    driver.Sample();
+  }
   const ExecutorCounters before = session.pipeline().counters();
   const ops::GpuDecoderCounters decoders_before = ops::ProcessGpuDecoderCounters();
   std::vector<double> rates, seconds;
@@ -39,6 +64,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     for (int64_t i = 0; i < o.iterations; ++i) {
       PipelineOutputs outputs = session.Next();
       outputs.Sync();
+      driver.Sample();
       if (outputs.size() > 0) {
         samples_per_it = outputs.IsGpu(0) ? outputs.Gpu(0).num_samples() : outputs.Cpu(0).num_samples();
       }
@@ -68,6 +94,9 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const double idle = ms(after.stage_idle_ns, before.stage_idle_ns);
   const std::string device(DeviceName(session.pipeline().graph().device()));
   const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
+  const ops::GpuDecoderCounters decoders_end = ops::ProcessGpuDecoderCounters();
+  const nvjpeg::NvjpegMemory& nv_cuda = decoders_end.cuda_memory;
+  const nvjpeg::NvjpegMemory& nv_hw = decoders_end.engines_memory;
   char buf[2048];  // the decoder_mix line alone is ~700 characters
   if (o.json) {
     std::ostringstream r;
@@ -116,8 +145,12 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
     std::snprintf(buf, sizeof(buf),
                   " \"memory_mib\": {\"device_peak_in_use\": %.1f, \"device_from_driver\": %.1f, "
-                  "\"pinned_peak_in_use\": %.1f, \"pinned_from_driver\": %.1f}}\n",
-                  Mib(dev.peak_bytes), Mib(dev.upstream_bytes), Mib(pin.peak_bytes), Mib(pin.upstream_bytes));
+                  "\"pinned_peak_in_use\": %.1f, \"pinned_from_driver\": %.1f, \"driver_in_use_after_open\": %.1f, "
+                  "\"driver_in_use_peak\": %.1f, \"nvjpeg_cuda_device_peak\": %.1f, \"nvjpeg_engines_device_peak\": %.1f, "
+                  "\"nvjpeg_engines_at_create\": %.1f, \"nvjpeg_engines_at_prealloc\": %.1f}}\n",
+                  Mib(dev.peak_bytes), Mib(dev.upstream_bytes), Mib(pin.peak_bytes), Mib(pin.upstream_bytes),
+                  Mib(driver.after_open), Mib(driver.peak), Mib(nv_cuda.device_peak_bytes), Mib(nv_hw.device_peak_bytes),
+                  Mib(nv_hw.driver_bytes_at_create), Mib(nv_hw.driver_bytes_at_prealloc));
     out << buf;
     return 0;
   }
@@ -169,6 +202,15 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   std::snprintf(buf, sizeof(buf), "GPU memory in our pools: peak in use %.1f MiB, taken from the driver %.1f MiB\n",
                 Mib(dev.peak_bytes), Mib(dev.upstream_bytes));
   out << buf;
+  if (driver.gpu) {
+    std::snprintf(buf, sizeof(buf),
+                  "GPU memory, the driver's figure for the device: %.1f MiB once the pipeline was built, %.1f MiB at "
+                  "the most after an iteration\nnvJPEG: CUDA backend through our pools %.1f MiB at the most; engines "
+                  "through ours %.1f MiB, their own %.1f MiB at handle creation + %.1f MiB at preallocation\n",
+                  Mib(driver.after_open), Mib(driver.peak), Mib(nv_cuda.device_peak_bytes), Mib(nv_hw.device_peak_bytes),
+                  Mib(nv_hw.driver_bytes_at_create), Mib(nv_hw.driver_bytes_at_prealloc));
+    out << buf;
+  }
   return 0;
 }
 

@@ -53,6 +53,7 @@ bench() {
   local mem; mem=$(sort -n "$RAW/mem.$name" | tail -1)
   printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
   echo "$name rc $rc mem ${mem} MiB: $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
+  grep -o '"memory_mib"[^}]*}' "$RAW/$name.json" | head -1
   tail -2 "$RAW/$name.err" | grep -v '^$' || true
 }
 : > "$OUTDIR/route.tsv"

@@ -14,6 +14,14 @@ namespace conveyor::ops {
 
 namespace {
 
+// The device's memory in use (total - free), for the driver-memory windows (NvjpegMemory); 0 when
+// the driver does not answer.
+int64_t DeviceBytesInUse() {
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return 0;
+  return static_cast<int64_t>(total - free_bytes);
+}
+
 // The call of an image of the router's kOther group.
 int OtherCallOf(ChromaSubsampling s) {
   switch (s) {
@@ -61,7 +69,9 @@ std::string EnginesPath::Init(const NvjpegLibrary& lib, const GpuDecoderOptions&
   // GPUs without JPEG engines refuse the hardware backend; that is not an error.
   auto make = [&](unsigned f, nvjpegHandle_t* h) {
     auto alloc = std::make_unique<NvjpegAllocators>(true);
+    const int64_t before = DeviceBytesInUse();
     const nvjpegStatus_t st = a.nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE, alloc->device(), alloc->pinned(), f, h);
+    create_bytes_ += std::max<int64_t>(0, DeviceBytesInUse() - before);
     if (st == NVJPEG_STATUS_SUCCESS) alloc_.push_back(std::move(alloc));
     return st;
   };
@@ -120,15 +130,9 @@ void EnginesPath::Destroy() noexcept {
 
 NvjpegMemory EnginesPath::memory() const {
   NvjpegMemory sum;
-  for (const auto& alloc : alloc_) {
-    const NvjpegMemory m = alloc->memory();
-    sum.device_allocations += m.device_allocations;
-    sum.device_bytes += m.device_bytes;
-    sum.device_slack_bytes += m.device_slack_bytes;
-    sum.device_peak_bytes += m.device_peak_bytes;
-    sum.pinned_allocations += m.pinned_allocations;
-    sum.pinned_bytes += m.pinned_bytes;
-  }
+  for (const auto& alloc : alloc_) sum += alloc->memory();
+  sum.driver_bytes_at_create = create_bytes_.load();
+  sum.driver_bytes_at_prealloc = prealloc_bytes_.load();
   return sum;
 }
 
@@ -263,10 +267,14 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
       call.prealloc_w = std::max(call.prealloc_w, 1);
     }
     call.preallocated = true;
+    std::unique_lock<std::mutex> window(prealloc_mu_);
+    const int64_t before = DeviceBytesInUse();
     const nvjpegStatus_t st =
         a.nvjpegDecodeBatchedPreAllocate(Handle(p), call.state, call.prealloc_n, call.prealloc_w, call.prealloc_h,
                                          CssOf(group),
                                          FormatOf(options_.color));
+    prealloc_bytes_ += std::max<int64_t>(0, DeviceBytesInUse() - before);
+    window.unlock();
     if (st != NVJPEG_STATUS_SUCCESS) {
       // Preallocation only saves reallocations: decode without it, and say so once.
       call.prealloc_failed = true;

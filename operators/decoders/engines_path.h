@@ -17,7 +17,9 @@
 // which synchronises the device.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -90,6 +92,10 @@ class EnginesPath {
   std::vector<nvjpegHandle_t> handles_;
   std::vector<std::unique_ptr<Slot>> slots_;
   bool check_all_ = false;  // an engines' call failed: nvJPEG's check for every image from then on
+  // The driver's memory taken while the handles were made / the states preallocated (NvjpegMemory);
+  // the parts' preallocations take turns so their windows do not overlap.
+  std::atomic<int64_t> create_bytes_{0}, prealloc_bytes_{0};
+  std::mutex prealloc_mu_;
 };
 
 }  // namespace conveyor::ops

@@ -155,8 +155,9 @@ using DecoderOptionsHook = void (*)(GpuDecoderOptions&);
 void SetDecoderOptionsHook(DecoderOptionsHook hook);
 
 // Every GpuDecoder's image counts summed over the process (destroyed decoders included), with the
-// availability, share and reason of the decoder that finished a batch last: for tools that see
-// only a pipeline, not its operators (the CLI's run summary).
+// availability, share and reason of the decoder that finished a batch last, and the nvJPEG memory
+// the live decoders hold (cuda_memory, engines_memory): for tools that see only a pipeline, not
+// its operators (the CLI's run summary, `conveyor bench`).
 GpuDecoderCounters ProcessGpuDecoderCounters();
 
 using CpuDecodeFn = std::function<void(int sample, uint8_t* host_dst)>;

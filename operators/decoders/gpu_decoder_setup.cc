@@ -2,6 +2,7 @@
 // events, the decoder's and the process's counters.
 #include <iostream>
 #include <mutex>
+#include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
@@ -15,6 +16,7 @@ DecoderOptionsHook options_hook = nullptr;
 
 std::mutex process_counters_mu;
 GpuDecoderCounters process_counters;
+std::vector<const GpuDecoder::Impl*> live_decoders;  // their nvJPEG memory sums into the process's
 
 }  // namespace
 
@@ -25,7 +27,12 @@ void SetDecoderOptionsHook(DecoderOptionsHook hook) {
 
 GpuDecoderCounters ProcessGpuDecoderCounters() {
   std::lock_guard<std::mutex> lock(process_counters_mu);
-  return process_counters;
+  GpuDecoderCounters c = process_counters;
+  for (const GpuDecoder::Impl* d : live_decoders) {
+    c.cuda_memory += d->cuda.memory();
+    c.engines_memory += d->engines.memory();
+  }
+  return c;
 }
 
 void GpuDecoder::Impl::Unavailable(const std::string& why) {
@@ -137,9 +144,15 @@ GpuDecoder::GpuDecoder(const GpuDecoderOptions& options) : impl_(std::make_uniqu
     if (options_hook != nullptr) options_hook(impl_->options);
   }
   impl_->Init();
+  std::lock_guard<std::mutex> lock(process_counters_mu);
+  live_decoders.push_back(impl_.get());
 }
 
 GpuDecoder::~GpuDecoder() {
+  {
+    std::lock_guard<std::mutex> lock(process_counters_mu);
+    std::erase(live_decoders, impl_.get());
+  }
   for (auto& slot : impl_->slots) {
     if (slot->done) CONVEYOR_CUDA_CHECK_NOTHROW(cudaEventSynchronize(slot->done.get()));
   }

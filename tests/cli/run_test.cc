@@ -12,6 +12,7 @@ namespace conveyor::cli_test {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kFiles = 5;
 
@@ -291,6 +292,7 @@ TEST(CliBench, TableAndJson) {
   EXPECT_THAT(table.out, HasSubstr("bench: numpy_run on cpu, batch 2, 1 warm-up + 3 x 4 timed iterations"));
   EXPECT_THAT(table.out, HasSubstr("| samples/s | "));
   EXPECT_THAT(table.out, HasSubstr("| CPU stage | "));
+  EXPECT_THAT(table.out, Not(HasSubstr("the driver's figure")));  // no GPU stage: the driver is not asked
   const CliResult json = RunConveyor({"bench", d.yaml, "--iterations", "4", "--warmup", "0", "--repeats", "2", "--json"});
   ASSERT_EQ(json.status, 0) << json.err;
   EXPECT_THAT(json.out, HasSubstr("\"pipeline\": \"numpy_run\""));
@@ -312,17 +314,24 @@ TEST(CliBench, TableAndJson) {
   EXPECT_DOUBLE_EQ(std::min(r0, r1), mn);
   // Our pools' memory closes the object; a CPU pipeline takes no GPU memory.
   double dev_peak = -1, dev_driver = -1, pin_peak = -1, pin_driver = -1;
+  double open = -1, peak = -1, nv_cuda = -1, nv_hw = -1, hw_create = -1, hw_prealloc = -1;
   const size_t mem = json.out.find("\"memory_mib\"");
   ASSERT_NE(mem, std::string::npos) << json.out;
   ASSERT_EQ(std::sscanf(json.out.c_str() + mem,
                         "\"memory_mib\": {\"device_peak_in_use\": %lf, \"device_from_driver\": %lf, "
-                        "\"pinned_peak_in_use\": %lf, \"pinned_from_driver\": %lf}}",
-                        &dev_peak, &dev_driver, &pin_peak, &pin_driver),
-            4)
+                        "\"pinned_peak_in_use\": %lf, \"pinned_from_driver\": %lf, \"driver_in_use_after_open\": %lf, "
+                        "\"driver_in_use_peak\": %lf, \"nvjpeg_cuda_device_peak\": %lf, "
+                        "\"nvjpeg_engines_device_peak\": %lf, \"nvjpeg_engines_at_create\": %lf, "
+                        "\"nvjpeg_engines_at_prealloc\": %lf}}",
+                        &dev_peak, &dev_driver, &pin_peak, &pin_driver, &open, &peak, &nv_cuda, &nv_hw, &hw_create,
+                        &hw_prealloc),
+            10)
       << json.out;
   EXPECT_EQ(dev_peak, 0);
   EXPECT_EQ(dev_driver, 0);
   EXPECT_GE(pin_driver, pin_peak);
+  // No GPU stage: the driver is never asked, and no nvJPEG decoder exists.
+  for (double v : {open, peak, nv_cuda, nv_hw, hw_create, hw_prealloc}) EXPECT_EQ(v, 0) << json.out;
   EXPECT_EQ(json.out[json.out.find_last_not_of('\n')], '}') << json.out;
 }
 

@@ -287,7 +287,17 @@ TEST(GpuDecoder, NvjpegMemoryCountedPerHandle) {
             << " MiB slack), " << c.engines_memory.pinned_allocations << " pinned ("
             << c.engines_memory.pinned_bytes / kMiB << " MiB); device memory taken by the engines' decoder: "
             << (static_cast<double>(free_before) - static_cast<double>(free_after)) / kMiB << " MiB, of which our pool "
-            << pool_growth / kMiB << " MiB\n";
+            << pool_growth / kMiB << " MiB; driver's memory taken while its handle was made "
+            << c.engines_memory.driver_bytes_at_create / kMiB << " MiB, while its states were preallocated "
+            << c.engines_memory.driver_bytes_at_prealloc / kMiB << " MiB\n";
+  EXPECT_GE(c.engines_memory.driver_bytes_at_create, 0);
+  EXPECT_GE(c.engines_memory.driver_bytes_at_prealloc, 0);
+  // The process's figures are the live decoders' sums: this one is the only one left.
+  const GpuDecoderCounters process = ProcessGpuDecoderCounters();
+  EXPECT_EQ(process.engines_memory.driver_bytes_at_create, c.engines_memory.driver_bytes_at_create);
+  EXPECT_EQ(process.engines_memory.driver_bytes_at_prealloc, c.engines_memory.driver_bytes_at_prealloc);
+  EXPECT_EQ(process.engines_memory.pinned_bytes, c.engines_memory.pinned_bytes);
+  EXPECT_EQ(process.cuda_memory.device_allocations, 0);  // the CUDA-backend decoder above is gone
 }
 
 // engine_threads: the engines' images in 1, 2 or 3 parts, each on its own nvJPEG
