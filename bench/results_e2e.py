@@ -183,9 +183,13 @@ def targets(roles):
     cc, dc = (c or {}).get("cpu_cores_busy") if rc else None, (d or {}).get("cpu_cores_busy") if rd else None
     last.append(check("Realistic set, fused: CPU cores busy, Conveyor ≤ DALI", "%s vs %s" % (fmt(cc, 2), fmt(dc, 2)),
                       None if rc is None or rd is None or cc is None or dc is None else cc <= dc))
-    u = rate(roles.get((SECOND, "conveyor_py_fused_on")))
-    last.append(check("Uniform set, Conveyor fused (Loader): not below %s images/s" % fmt(TARGETS["uniform"]),
-                      "%s images/s" % fmt(u and u[0]), None if u is None else u[0] >= TARGETS["uniform"]))
+    # The issue's 36,000 was `conveyor bench`'s figure: the C++ row, and the Loader's beside it; both count.
+    ucli, upy = rate(roles.get((SECOND, "conveyor_cli_fused_on"))), rate(roles.get((SECOND, "conveyor_py_fused_on")))
+    measured = [u[0] for u in (ucli, upy) if u]
+    last.append(check("Uniform set, Conveyor fused, C++ (`conveyor bench`, as the issue measured it) and Loader: "
+                      "not below %s images/s" % fmt(TARGETS["uniform"]),
+                      "C++ %s, Loader %s images/s" % (fmt(ucli and ucli[0]), fmt(upy and upy[0])),
+                      min(measured) >= TARGETS["uniform"] if measured else None))
     return first, last
 
 
