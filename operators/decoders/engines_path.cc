@@ -1,6 +1,7 @@
 #include "operators/decoders/engines_path.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <iostream>
 #include <utility>
@@ -233,6 +234,7 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
   call.out.resize(n);
   bool any_roi = false;
   int max_h = 0, max_w = 0;
+  int64_t max_px = 0;
   call.pixels = 0;
   for (int k = 0; k < n; ++k) {
     const GpuDecodeSample& s = samples[static_cast<size_t>(call.images[static_cast<size_t>(k)])];
@@ -242,6 +244,7 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
     any_roi |= !IsWhole(s);
     max_h = std::max(max_h, static_cast<int>(s.height));
     max_w = std::max(max_w, static_cast<int>(s.width));
+    max_px = std::max(max_px, Pixels(s));
     call.pixels += Pixels(s);
   }
   const std::string what = where + ": engines" + (parts() > 1 ? " part " + std::to_string(p) : std::string()) +
@@ -253,6 +256,9 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
   // what its calls hold instead.
   const bool grow_prealloc = options_.engines_prealloc_grow && (group == kCall420 || options_.engines_prealloc_all);
   const bool first = call.prealloc_n == 0;
+  if (options_.engines_prealloc_by_area) {  // a square of the largest image's pixels
+    max_h = max_w = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(max_px))));
+  }
   const bool grown = n > call.prealloc_n || max_h > call.prealloc_h || max_w > call.prealloc_w;
   if (a.nvjpegDecodeBatchedPreAllocate != nullptr && !call.prealloc_failed &&
       (first || (grow_prealloc && grown))) {

@@ -111,6 +111,10 @@ struct GpuDecoderOptions {
   // Measuring switch: every engines' call (not only 4:2:0's) preallocated for its batch and largest
   // image whenever they grow (what nvJPEG's hardware backend then frees and reallocates per call).
   bool engines_prealloc_all = false;
+  // Measuring switch: the growing preallocation sized for a square of the largest image's pixels
+  // instead of the largest width by the largest height (a 4000x1000 and a 1000x4000 image ask for
+  // 2048x2048, not 4032x4032): GPU memory against nvJPEG growing its buffers inside the decode.
+  bool engines_prealloc_by_area = false;
   // NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on the engines' handles: the hardware backend keeps its internal
   // buffers in a memory pool instead of cuMemFree-ing them after each call (which waits for the device).
   bool engines_memory_pools = false;

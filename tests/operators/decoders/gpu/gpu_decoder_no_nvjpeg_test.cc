@@ -50,6 +50,9 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
        "expected 0 (preallocate the engines' pool once) or 1 (again for each larger batch or image)"},
       {"CONVEYOR_JPEG_PREALLOC_ALL",
        "expected 0 (only the 4:2:0 engines' call preallocates) or 1 (every engines' call does)"},
+      {"CONVEYOR_JPEG_PREALLOC_AREA",
+       "expected 0 (preallocate for the largest width by the largest height) or 1 (for a square of the largest "
+       "image's pixels)"},
       {"CONVEYOR_JPEG_MEMORY_POOLS",
        "expected 0 (nvJPEG's default allocations on the engines' handles) or 1 (NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them)"},
       {"CONVEYOR_JPEG_CHECK_BESIDE",
