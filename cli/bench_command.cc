@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -19,6 +21,7 @@
 #include "cli/decoder_times.h"
 #include "cli/session.h"
 #include "core/cuda/check.h"
+#include "core/error.h"
 #include "core/memory/stats.h"
 #include "core/op/thread_affinity.h"
 #include "operators/decoders/gpu_decoder.h"
@@ -41,9 +44,39 @@ struct DriverMemory {
     peak = std::max(peak, used);
   }
 };
+// CONVEYOR_CUDA_SCHEDULE (measuring switch): how this process's host threads wait for the GPU —
+// ours, nvJPEG's and the driver's (cudaSetDeviceFlags before the CUDA context exists). By default
+// (auto) a machine with more cores than active contexts spins; `blocking` puts waiting threads to
+// sleep, which shows how much of the CPU cores busy is spinning. No GPU: nothing to set.
+void ApplyCudaScheduleEnv() {
+  const char* v = std::getenv("CONVEYOR_CUDA_SCHEDULE");
+  if (v == nullptr) return;
+  unsigned flag = 0;
+  if (std::strcmp(v, "auto") == 0) {
+    flag = cudaDeviceScheduleAuto;
+  } else if (std::strcmp(v, "spin") == 0) {
+    flag = cudaDeviceScheduleSpin;
+  } else if (std::strcmp(v, "yield") == 0) {
+    flag = cudaDeviceScheduleYield;
+  } else if (std::strcmp(v, "blocking") == 0) {
+    flag = cudaDeviceScheduleBlockingSync;
+  } else {
+    throw Error(std::string("CONVEYOR_CUDA_SCHEDULE: expected auto, spin, yield or blocking (how host threads wait "
+                            "for the GPU), got \"") + v + "\"");
+  }
+  const cudaError_t e = cudaSetDeviceFlags(flag);
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) {
+    cudaGetLastError();  // nothing to wait for without a GPU; leave no error behind
+    return;
+  }
+  if (e != cudaSuccess) {
+    throw Error(std::string("CONVEYOR_CUDA_SCHEDULE=") + v + ": cudaSetDeviceFlags failed: " + cudaGetErrorString(e));
+  }
+}
 }  // namespace
 
 int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream& out) {
+  ApplyCudaScheduleEnv();
   Session session = Session::Open(cmd);
   const PipelineSpec& spec = session.spec();
   session.SetIterations(o.warmup + o.iterations * o.repeats);

@@ -3,8 +3,9 @@
 # sets made where bench/run_all.sh and run_robustness.sh look for them ($WORK/data/<set>, kept for
 # a later call on the same warm machine), the decoder's GPU tests, then Conveyor's fused training
 # pipeline (`conveyor bench`, C++) on every set with the routing switches A/B'd on the realistic
-# set, GPU memory (nvidia-smi's device figure, max over the run) beside each. Into $OUT: route.tsv
-# (one line per run: name, rc, MiB, JSON), tests.log and the failing tests' logs, route.log.
+# set, GPU memory (nvidia-smi's device figure, max over the run) and CPU cores busy (the process's
+# user + system time over its wall time, set-up and warm-up included) beside each. Into $OUT:
+# route.tsv (one line per run: name, rc, MiB, cores, JSON), tests.log and the failing tests' logs, route.log.
 #   on the GPU machine, the bundle carried:  bash tools/device_route_check.sh [--no-tests]
 # A short A/B instead: ROUTE_SETS="realistic:4096 varied_444:2048" and ROUTE_RUNS="name:set[:ENV=V,...] ..."
 # run only those (no Python loader rows).
@@ -44,15 +45,16 @@ bench() {
   nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 > "$RAW/mem.$name" &
   local smi=$!
   # The run's own settings come last: env keeps the last value of a variable.
-  env LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
+  local rc TIMEFORMAT='%R %U %S'
+  { time env LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
     CONVEYOR_BENCH_THREADS=8 CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$WORK/data/$set" "$@" timeout 120 \
     "$CONVEYOR_BIN" bench "$SUITE/pipelines/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5 \
-    > "$RAW/$name.json" 2> "$RAW/$name.err"
-  local rc=$?
+    > "$RAW/$name.json" 2> "$RAW/$name.err"; rc=$?; } 2> "$RAW/time.$name"
+  local cores; cores=$(awk '{ if ($1 > 0) printf "%.2f", ($2 + $3) / $1 }' "$RAW/time.$name")
   kill $smi 2>/dev/null; wait $smi 2>/dev/null
   local mem; mem=$(sort -n "$RAW/mem.$name" | tail -1)
-  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
-  echo "$name rc $rc mem ${mem} MiB: $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$cores" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
+  echo "$name rc $rc mem ${mem} MiB cores ${cores}: $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
   grep -o '"memory_mib"[^}]*}' "$RAW/$name.json" | head -1
   tail -2 "$RAW/$name.err" | grep -v '^$' || true
 }

@@ -285,6 +285,22 @@ TEST(CliRun, PythonFunctionNodesNeedAFunctionTheCliCannotRegister) {
   EXPECT_THAT(r.err, HasSubstr("`conveyor run` cannot call user code"));
 }
 
+// CONVEYOR_CUDA_SCHEDULE, the bench's measuring switch for how host threads wait for the GPU: a
+// known value runs (without a GPU there is nothing to set), anything else is refused by name.
+TEST(CliBench, CudaScheduleSwitch) {
+  const Dataset d = MakeDataset("bench_schedule", false);
+  ASSERT_EQ(setenv("CONVEYOR_CUDA_SCHEDULE", "blocking", 1), 0);
+  const CliResult ok = RunConveyor({"bench", d.yaml, "--iterations", "2", "--warmup", "0", "--repeats", "1"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_THAT(ok.out, HasSubstr("| samples/s | "));
+  ASSERT_EQ(setenv("CONVEYOR_CUDA_SCHEDULE", "sometimes", 1), 0);
+  const CliResult bad = RunConveyor({"bench", d.yaml, "--iterations", "2", "--warmup", "0", "--repeats", "1"});
+  unsetenv("CONVEYOR_CUDA_SCHEDULE");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_THAT(bad.err, HasSubstr("CONVEYOR_CUDA_SCHEDULE: expected auto, spin, yield or blocking (how host threads "
+                                 "wait for the GPU), got \"sometimes\""));
+}
+
 TEST(CliBench, TableAndJson) {
   const Dataset d = MakeDataset("bench", false);
   const CliResult table = RunConveyor({"bench", d.yaml, "--iterations", "4", "--warmup", "1", "--repeats", "3"});
