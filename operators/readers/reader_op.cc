@@ -210,7 +210,7 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
   contents_.resize(files_.size());
   std::vector<size_t> pending(files_.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
-  int64_t skipped_here = 0;
+  int64_t in_a_row = 0;  // rejections since the last file that passed (an upper bound: by rounds)
   {
     std::lock_guard<std::mutex> lock(skipped_mutex_);
     counted_.clear();
@@ -239,11 +239,14 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
       counted_.push_back(it->second);
     }
     if (again.empty()) break;
-    skipped_here += static_cast<int64_t>(again.size());
-    // A batch that skips more files than the dataset holds would never fill: every file fails.
-    if (skipped_here > static_cast<int64_t>(dataset_.paths.size())) {
-      throw InvalidArgument(spec().Describe() + ": skipped " + std::to_string(skipped_here) +
-                            " files while filling one batch, more than the dataset's " +
+    // A round where some file passed restarts the count. Any 2N draws in a row hold a whole epoch
+    // of the N files (each epoch is an order of all of them; a shard's is shorter), so more
+    // rejections in a row than that mean no file passes — fewer may just be a long gap between
+    // the few that do (one good file of 16, shuffled).
+    in_a_row = (again.size() < pending.size() ? 0 : in_a_row) + static_cast<int64_t>(again.size());
+    if (in_a_row > 2 * static_cast<int64_t>(dataset_.paths.size())) {
+      throw InvalidArgument(spec().Describe() + ": skipped " + std::to_string(in_a_row) +
+                            " files in a row while filling one batch, more than twice the dataset's " +
                             std::to_string(dataset_.paths.size()) + ": no file passes the check of " + checked_by_ +
                             " (the last: file \"" + dataset_.paths[static_cast<size_t>(last_index)] + "\": " +
                             last_reason + ")");

@@ -154,7 +154,7 @@ OutputDescs VideoReaderOp::Setup(const Workspace& ws) {
   batch_ = core_->NextBatch(ws.batch_size());
   counted_.clear();
   // on_error: skip: clips that failed before give way to the next ones of the stream.
-  for (int64_t replaced = 0;;) {
+  for (int64_t in_a_row = 0;;) {
     std::vector<size_t> again;
     for (size_t i = 0; i < batch_.size(); ++i) {
       const auto it = rejected_.find(batch_[i]);
@@ -164,10 +164,13 @@ OutputDescs VideoReaderOp::Setup(const Workspace& ws) {
       CountSkip(clip.file->index->name + ":" + std::to_string(clip.start), it->second);
     }
     if (again.empty()) break;
-    replaced += static_cast<int64_t>(again.size());
-    if (replaced > clips_.size()) {
-      throw InvalidArgument(where_ + ": skipped " + std::to_string(replaced) + " clips while filling one batch, more "
-                            "than the " + std::to_string(clips_.size()) + " there are: every clip fails to decode");
+    // As the file reader: a round where some clip passed restarts the count; more than twice the
+    // clips in a row (a whole epoch among them) means every clip fails.
+    in_a_row = (again.size() < batch_.size() ? 0 : in_a_row) + static_cast<int64_t>(again.size());
+    if (in_a_row > 2 * clips_.size()) {
+      throw InvalidArgument(where_ + ": skipped " + std::to_string(in_a_row) + " clips in a row while filling one "
+                            "batch, more than twice the " + std::to_string(clips_.size()) +
+                            " there are: every clip fails to decode");
     }
     const std::vector<int64_t> more = core_->NextSamples(static_cast<int64_t>(again.size()), ws.batch_size());
     for (size_t k = 0; k < again.size(); ++k) batch_[again[k]] = more[k];

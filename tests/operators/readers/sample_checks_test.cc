@@ -87,6 +87,44 @@ TEST(ReaderSampleChecks, RejectedFilesAreReplacedAndListed) {
   EXPECT_EQ(listed, rejected);
 }
 
+// One file of 16 passes, read shuffled in batches of 3: every batch fills with it, however long the
+// runs of rejected files between its draws (more than the dataset's 16 in a row happen: the reader
+// once took that for "no file passes").
+TEST(ReaderSampleChecks, OneGoodFileAmongManyStillFillsEveryBatch) {
+  const FileDataset d = MakeFileDataset(2, 8);
+  const auto& [good_path, good_bytes] = *d.bytes.begin();
+  OpHarness h(Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true), Device::kCpu, 3);
+  auto& reader = dynamic_cast<ops::ReaderOp&>(h.op());
+  const std::vector<uint8_t> good = good_bytes;
+  reader.SkipSamplesFailing(
+      0,
+      [good](const uint8_t* p, size_t n) {
+        return std::vector<uint8_t>(p, p + n) == good ? std::string() : std::string("not the good file");
+      },
+      "test check");
+  for (int it = 0; it < 20; ++it) {
+    h.set_iteration(it);
+    h.Run();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(h.OutputCpu(0).sources()[static_cast<size_t>(i)].file, good_path);
+  }
+  EXPECT_EQ(reader.SkippedSamples().size(), d.bytes.size() - 1);
+}
+
+// Every file rejected: the reader stops, saying so, once more than twice the dataset's files in a
+// row were rejected (a whole epoch among them).
+TEST(ReaderSampleChecks, NoGoodFileStopsSayingSo) {
+  const FileDataset d = MakeFileDataset(2, 4);
+  OpHarness h(Reader().SetArg("file_root", d.root).SetArg("random_shuffle", true), Device::kCpu, 3);
+  auto& reader = dynamic_cast<ops::ReaderOp&>(h.op());
+  reader.SkipSamplesFailing(
+      0, [](const uint8_t*, size_t) { return std::string("never"); }, "test check");
+  EXPECT_THAT([&] { h.Run(); },
+              ::testing::ThrowsMessage<InvalidArgument>(::testing::ContainsRegex(
+                  "op \"readers.file\" \\(reader\\): skipped 1[7-9] files in a row while filling one batch, more "
+                  "than twice the dataset's 8: no file passes the check of test check \\(the last: file \".*\": "
+                  "never\\)")));
+}
+
 TEST(ReaderSampleChecks, OnlyTheFileBytesOutputCanBeChecked) {
   const FileDataset d = MakeFileDataset(1, 2);
   OpHarness h(Reader().SetArg("file_root", d.root), Device::kCpu, 2);
