@@ -124,7 +124,7 @@ def e2e_section(roles):
           "block of all. × DALI: against DALI's row of the same kind on the same set in this run. Conveyor's Python "
           "rows iterate conveyor.torch.Loader (torch tensors, zero-copy); DALI's iterate pipe.run() (its "
           "DALIGenericIterator would add a copy into torch tensors). CPU cores busy: process CPU time / wall over "
-          "the timed blocks (Python rows; the C++ rows over the whole process). GPU memory: NVML device memory "
+          "the timed blocks (every row; `conveyor bench` reports its own over its timed part). GPU memory: NVML device memory "
           "used above the idle reading (context included). Host memory: PSS summed over the process and its "
           "workers. The last five columns: %s set." % (sets[0] if sets else HEADLINE), ""]
     if not sets:

@@ -6,7 +6,10 @@
 // and nvJPEG's (through our allocators, and the engines' own, taken while their handles were made
 // and their states preallocated). The rest is the CUDA context, libraries' modules and nvJPEG's
 // memory inside its calls; set it beside the process's GPU memory seen from outside
-// (bench/e2e/measure.py).
+// (bench/e2e/measure.py). CPU cores busy: the process's user + system CPU time over the timed
+// part's wall time (every thread: the CPU stage's, the decoders' workers, nvJPEG's, the driver's).
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -44,6 +47,14 @@ struct DriverMemory {
     peak = std::max(peak, used);
   }
 };
+
+// User + system CPU seconds of the whole process so far.
+double ProcessCpuSeconds() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0.0;
+  auto sec = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+  return sec(u.ru_utime) + sec(u.ru_stime);
+}
 // CONVEYOR_CUDA_SCHEDULE (measuring switch): how this process's host threads wait for the GPU —
 // ours, nvJPEG's and the driver's (cudaSetDeviceFlags before the CUDA context exists). By default
 // (auto) a machine with more cores than active contexts spins; `blocking` puts waiting threads to
@@ -91,6 +102,7 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const ExecutorCounters before = session.pipeline().counters();
   const ops::GpuDecoderCounters decoders_before = ops::ProcessGpuDecoderCounters();
   std::vector<double> rates, seconds;
+  const double cpu0 = ProcessCpuSeconds();
   for (int r = 0; r < o.repeats; ++r) {
     int64_t samples = 0;
     const auto start = std::chrono::steady_clock::now();
@@ -107,6 +119,9 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     seconds.push_back(s);
     rates.push_back(static_cast<double>(samples) / std::max(s, 1e-9));
   }
+  double timed_s = 0;
+  for (double x : seconds) timed_s += x;
+  const double cores = (ProcessCpuSeconds() - cpu0) / std::max(timed_s, 1e-9);
   const ExecutorCounters after = session.pipeline().counters();
   const DecoderTimes dec = DecoderTimesBetween(decoders_before, ops::ProcessGpuDecoderCounters());
   std::vector<double> sorted = rates;
@@ -142,6 +157,8 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     out << buf << " \"thread_affinity\": \"" << ProcessThreadCpus().summary << "\",\n";
     out << " \"samples_per_s\": {\"min\": " << sorted.front() << ", \"median\": " << median
         << ", \"max\": " << sorted.back() << ", \"repeats\": [" << r.str() << "]},\n";
+    std::snprintf(buf, sizeof(buf), " \"cpu_cores_busy\": %.2f,\n", cores);
+    out << buf;
     std::snprintf(buf, sizeof(buf),
                   " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, \"gpu_wait\": %.6f, "
                   "\"idle\": %.6f},\n \"captures\": %lld, \"replays\": %lld,\n",
@@ -194,6 +211,8 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   out << "threads: " << ProcessThreadCpus().summary << "\n";
   out << "| figure | min | median | max |\n| --- | --- | --- | --- |\n";
   std::snprintf(buf, sizeof(buf), "| samples/s | %.1f | %.1f | %.1f |\n", sorted.front(), median, sorted.back());
+  out << buf;
+  std::snprintf(buf, sizeof(buf), "\nCPU cores busy over the timed part (process CPU time / wall): %.2f\n", cores);
   out << buf << "\n| stage, ms per iteration (timed part) | value |\n| --- | --- |\n";
   std::snprintf(buf, sizeof(buf),
                 "| CPU stage | %.3f |\n| GPU issue | %.3f |\n| GPU wait | %.3f |\n| idle (waiting for the consumer) | %.3f |\n",

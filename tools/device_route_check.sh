@@ -8,7 +8,10 @@
 # route.tsv (one line per run: name, rc, MiB, cores, JSON), tests.log and the failing tests' logs, route.log.
 #   on the GPU machine, the bundle carried:  bash tools/device_route_check.sh [--no-tests]
 # A short A/B instead: ROUTE_SETS="realistic:4096 varied_444:2048" and ROUTE_RUNS="name:set[:ENV=V,...] ..."
-# run only those (no Python loader rows).
+# run only those; a name starting with "py" runs the Python loop (conveyor.torch.Loader) instead of
+# `conveyor bench`. ROUTE_WARMUP: the C++ runs' warm-up iterations (11; more than an epoch lets
+# nvJPEG's buffers reach every size before the timed part). Each C++ run's "cores" is over the whole
+# process; its JSON's cpu_cores_busy over the timed part only, as the Loader's.
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
@@ -48,22 +51,30 @@ bench() {
   local rc TIMEFORMAT='%R %U %S'
   { time env LD_LIBRARY_PATH="$LIBDIR" CONVEYOR_BENCH_DEVICE=gpu CONVEYOR_BENCH_CAPTURE=true CONVEYOR_BENCH_BATCH=256 \
     CONVEYOR_BENCH_THREADS=8 CONVEYOR_BENCH_PREFETCH=2 CONVEYOR_BENCH_DATA="$WORK/data/$set" "$@" timeout 120 \
-    "$CONVEYOR_BIN" bench "$SUITE/pipelines/train_fused.yaml" --json --warmup 11 --iterations 30 --repeats 5 \
+    "$CONVEYOR_BIN" bench "$SUITE/pipelines/train_fused.yaml" --json --warmup "${ROUTE_WARMUP:-11}" --iterations 30 --repeats 5 \
     > "$RAW/$name.json" 2> "$RAW/$name.err"; rc=$?; } 2> "$RAW/time.$name"
   local cores; cores=$(awk '{ if ($1 > 0) printf "%.2f", ($2 + $3) / $1 }' "$RAW/time.$name")
   kill $smi 2>/dev/null; wait $smi 2>/dev/null
   local mem; mem=$(sort -n "$RAW/mem.$name" | tail -1)
   printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rc" "$mem" "$cores" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
-  echo "$name rc $rc mem ${mem} MiB cores ${cores}: $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
+  echo "$name rc $rc mem ${mem} MiB cores ${cores} ($(grep -o '"cpu_cores_busy": [0-9.]*' "$RAW/$name.json")): $(grep -o '"samples_per_s"[^}]*}' "$RAW/$name.json" | head -1)"
   grep -o '"memory_mib"[^}]*}' "$RAW/$name.json" | head -1
   tail -2 "$RAW/$name.err" | grep -v '^$' || true
 }
 : > "$OUTDIR/route.tsv"
+# loader NAME SET [ENV...]: the Python loop (conveyor.torch.Loader) through bench/e2e/measure.py.
+loader() {
+  local name=$1 set=$2; shift 2
+  measure "$name" 180 "$(conveyor_env) $*" "role=py set=$set" -- "$PYTHON" "$E2E/conveyor_e2e.py" --loader \
+    --yaml "$PIPES/train_fused.yaml" --capture on --data "$WORK/data/$set" --batch 256 --threads 8 --prefetch 2 \
+    --iterations 30 --repeats 5
+  printf '%s\t0\t-\t%s\n' "$name" "$(tr -d '\n' < "$RAW/$name.json")" >> "$OUTDIR/route.tsv"
+}
 if [ -n "${ROUTE_RUNS:-}" ]; then
   for run in $ROUTE_RUNS; do
     IFS=: read -r name set envs <<< "$run"
     IFS=, read -r -a envlist <<< "${envs:-}"
-    bench "$name" "$set" "${envlist[@]}"
+    case $name in py*) loader "$name" "$set" "${envlist[@]}" ;; *) bench "$name" "$set" "${envlist[@]}" ;; esac
   done
   echo "total: $((SECONDS - start)) s"
   exit 0

@@ -68,6 +68,28 @@ def is_jpeg(path):
         return f.read(2) == b"\xff\xd8"
 
 
+CUDA_SCHEDULES = {"auto": 0, "spin": 1, "yield": 2, "blocking": 4}  # CU_CTX_SCHED_*
+
+
+def apply_cuda_schedule():
+    """CONVEYOR_CUDA_SCHEDULE (measuring switch, as `conveyor bench`'s): how this process's host threads
+    wait for the GPU, set on the device's primary context through the driver API before any library
+    makes it, so torch, Conveyor and nvJPEG all wait that way. Returns the value applied or None."""
+    value = os.environ.get("CONVEYOR_CUDA_SCHEDULE")
+    if not value:
+        return None
+    if value not in CUDA_SCHEDULES:
+        sys.exit("CONVEYOR_CUDA_SCHEDULE: expected one of %s, got %r" % (", ".join(CUDA_SCHEDULES), value))
+    import ctypes
+    cuda = ctypes.CDLL("libcuda.so.1")
+    dev = ctypes.c_int()
+    for what, rc in (("cuInit", cuda.cuInit(0)), ("cuDeviceGet", cuda.cuDeviceGet(ctypes.byref(dev), 0)),
+                     ("cuDevicePrimaryCtxSetFlags", cuda.cuDevicePrimaryCtxSetFlags(dev, CUDA_SCHEDULES[value]))):
+        if rc != 0:
+            sys.exit("CONVEYOR_CUDA_SCHEDULE=%s: %s failed (CUresult %d)" % (value, what, rc))
+    return value
+
+
 class CpuClock:
     """CPU seconds of this process and its live children (psutil), else of this process alone."""
 

@@ -160,6 +160,7 @@ def main():
     device = "cpu" if args.cpu_smoke else "gpu"
     common.apply_smoke(args, batch=8, threads=2, iterations=2, repeats=2, warmup=1, blocks=2, block_iterations=50)
     set_env(args, device)
+    schedule = common.apply_cuda_schedule() if device == "gpu" else None
     label = args.label or "conveyor-python %s capture=%s%s" % (
         args.mode if args.mode == "overhead" else os.path.basename(args.yaml), args.capture,
         " via Loader" if args.loader and args.mode == "train" else "")
@@ -170,7 +171,7 @@ def main():
     result = overhead(args, conveyor, device == "gpu") if args.mode == "overhead" else train(args, conveyor, device == "gpu")
     via = "conveyor.torch.Loader" if args.loader and args.mode == "train" else "conveyor.Pipeline"
     result.update(contender="conveyor-python", label=label, mode=args.mode, capture=args.capture, device=device,
-                  threads=args.threads, prefetch=args.prefetch, via=via,
+                  threads=args.threads, prefetch=args.prefetch, via=via, cuda_schedule=schedule or "auto",
                   pipeline=os.path.basename(args.yaml) if args.mode == "train" else "overhead_10op.yaml",
                   versions=dict(common.versions(), conveyor=conveyor.__version__, library=conveyor.library_path))
     common.emit(result)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "operators/readers/npy_format.h"
 #include "tests/cli/cli_runner.h"
@@ -328,6 +329,15 @@ TEST(CliBench, TableAndJson) {
   EXPECT_LE(mn, med);
   EXPECT_LE(med, mx);
   EXPECT_DOUBLE_EQ(std::min(r0, r1), mn);
+  // CPU cores busy over the timed part: the pipeline's work ran on this process's threads, never on
+  // more cores than the machine has.
+  double cores = -1;
+  const size_t busy = json.out.find("\"cpu_cores_busy\"");
+  ASSERT_NE(busy, std::string::npos) << json.out;
+  ASSERT_EQ(std::sscanf(json.out.c_str() + busy, "\"cpu_cores_busy\": %lf", &cores), 1) << json.out;
+  EXPECT_GT(cores, 0) << json.out;
+  EXPECT_LE(cores, static_cast<double>(std::thread::hardware_concurrency()) + 0.5) << json.out;
+  EXPECT_THAT(table.out, HasSubstr("CPU cores busy over the timed part (process CPU time / wall): "));
   // Our pools' memory closes the object; a CPU pipeline takes no GPU memory.
   double dev_peak = -1, dev_driver = -1, pin_peak = -1, pin_driver = -1;
   double open = -1, peak = -1, nv_cuda = -1, nv_hw = -1, hw_create = -1, hw_prealloc = -1;
