@@ -51,6 +51,8 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
          o.engines_prealloc_all);
   Switch("CONVEYOR_JPEG_PREALLOC_AREA", "preallocate for the largest width by the largest height",
          "for a square of the largest image's pixels", o.engines_prealloc_by_area);
+  Switch("CONVEYOR_JPEG_PREALLOC_TYPICAL", "preallocate for the call's largest image",
+         "for its median image by pixels", o.engines_prealloc_typical);
   Switch("CONVEYOR_JPEG_ENGINES_INTERPOLATION", "the engines convert to RGB themselves",
          "NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION on their handles", o.engines_interpolated_upsampling);
   Switch("CONVEYOR_JPEG_ENGINES_SORTED", "each engines' call in the balance's order",

@@ -10,9 +10,10 @@
 // | CONVEYOR_JPEG_ENGINE_PARTS_TUNED | 0 always those, 1 tuned (1) | engine_parts_tuned            |
 // | CONVEYOR_JPEG_ENGINES_WAIT   | 0 no host wait, 1 wait (1)       | engines_wait                  |
 // | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag (0), 1 nvJPEG's| engines_pipeline             |
-// | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (1)   | engines_prealloc_grow         |
+// | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (0)   | engines_prealloc_grow         |
 // | CONVEYOR_JPEG_PREALLOC_ALL   | 0 the 4:2:0 call, 1 every call(0)| engines_prealloc_all          |
 // | CONVEYOR_JPEG_PREALLOC_AREA  | 0 width x height, 1 square (0)   | engines_prealloc_by_area      |
+// | CONVEYOR_JPEG_PREALLOC_TYPICAL | 0 largest, 1 median image (0)  | engines_prealloc_typical      |
 // | CONVEYOR_JPEG_MEMORY_POOLS   | 0 default, 1 ENABLE_MEMORY_POOLS | engines_memory_pools          |
 // | CONVEYOR_JPEG_CUDA_PINNED    | 2-16 (2)                         | cuda_pinned_buffers           |
 // | CONVEYOR_JPEG_CUDA_STATES    | 1-16 (1)                         | cuda_states                   |

@@ -65,7 +65,7 @@ OpSchema WithDecoderArgs(OpSchema schema) {
       .Min(0)
       .Arg<int64_t>("preallocate_width_hint", 0,
                     "GPU only: the hardware engines' buffers are sized for images at least this wide from the start "
-                    "(DALI's name); 0 sizes them from the first batches and grows them to the largest image seen.")
+                    "(DALI's name); 0: nvJPEG grows them inside the decode to what the batches need (DALI's default).")
       .Min(0)
       .Arg<int64_t>("preallocate_height_hint", 0, "GPU only: as preallocate_width_hint, for the height.")
       .Min(0)

@@ -5,6 +5,7 @@
 #include <functional>
 #include <iostream>
 #include <utility>
+#include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/device.h"
@@ -256,7 +257,19 @@ void EnginesPath::Run(Part& part, int p, int group, const std::vector<GpuDecodeS
   // what its calls hold instead.
   const bool grow_prealloc = options_.engines_prealloc_grow && (group == kCall420 || options_.engines_prealloc_all);
   const bool first = call.prealloc_n == 0;
-  if (options_.engines_prealloc_by_area) {  // a square of the largest image's pixels
+  if (options_.engines_prealloc_typical && n > 0) {  // the median image by pixels
+    std::vector<std::pair<int64_t, int>> by_px(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) {
+      by_px[static_cast<size_t>(k)] = {Pixels(samples[static_cast<size_t>(call.images[static_cast<size_t>(k)])]), k};
+    }
+    std::nth_element(by_px.begin(), by_px.begin() + n / 2, by_px.end());
+    const GpuDecodeSample& typical =
+        samples[static_cast<size_t>(call.images[static_cast<size_t>(by_px[static_cast<size_t>(n / 2)].second)])];
+    max_h = static_cast<int>(typical.height);
+    max_w = static_cast<int>(typical.width);
+    max_px = Pixels(typical);
+  }
+  if (options_.engines_prealloc_by_area) {  // a square of the (largest or typical) image's pixels
     max_h = max_w = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(max_px))));
   }
   const bool grown = n > call.prealloc_n || max_h > call.prealloc_h || max_w > call.prealloc_w;

@@ -1,10 +1,12 @@
-// The engines' preallocation (GpuDecoderOptions::engines_prealloc_grow, engines_prealloc_by_area):
+// The engines' preallocation (GpuDecoderOptions::engines_prealloc_grow, _by_area, _typical):
 // when nvJPEG's buffers are preallocated again, and that the pixels stay libjpeg-turbo's whatever
 // the buffers' shape. Each mode decodes the same three calls on one slot: 15 small photos with a
 // wide 1600x200 image, the same with a tall 200x1600 one instead, then the first again. Sized by
 // the largest width and the largest height, the tall image grows the buffers (its height); sized
 // by a square of the largest image's pixels it does not (the same 320,000 pixels); not growing,
-// only the first call preallocates. The test prints what the driver gave out at preallocation.
+// only the first call preallocates; sized by the call's median image (one of the small photos in
+// every call), only the first call does too, and the wide and tall images grow nvJPEG's buffers
+// inside the decode, their pixels still right. The test prints what the driver gave out at preallocation.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -23,7 +25,7 @@ using namespace gpu_decoder_test;  // NOLINT: the shared helpers of these tests
 
 struct Mode {
   const char* name;
-  bool grow, by_area;
+  bool grow, by_area, typical;
   int64_t preallocations;  // over the three calls
 };
 
@@ -41,14 +43,16 @@ TEST(EnginesPrealloc, GrowsByShapeAndPixelsStayRight) {
   cuda::Stream stream = cuda::Stream::Create();
   TbbThreadPool pool(4);
   constexpr double kMiB = 1 << 20;
-  for (const Mode& m : {Mode{"largest width x largest height", true, false, 2},
-                        Mode{"square of the largest image's pixels", true, true, 1},
-                        Mode{"once, growing inside the decode", false, false, 1}}) {
+  for (const Mode& m : {Mode{"largest width x largest height", true, false, false, 2},
+                        Mode{"square of the largest image's pixels", true, true, false, 1},
+                        Mode{"the call's median image", true, false, true, 1},
+                        Mode{"once, growing inside the decode", false, false, false, 1}}) {
     GpuDecoderOptions options;
     options.paths = DecodePaths::kHardwareOnly;
     options.engine_threads = 1;
     options.engines_prealloc_grow = m.grow;
     options.engines_prealloc_by_area = m.by_area;
+    options.engines_prealloc_typical = m.typical;
     GpuDecoder decoder(options);
     if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
     DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};

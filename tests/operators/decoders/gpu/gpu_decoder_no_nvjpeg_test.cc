@@ -53,6 +53,8 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
       {"CONVEYOR_JPEG_PREALLOC_AREA",
        "expected 0 (preallocate for the largest width by the largest height) or 1 (for a square of the largest "
        "image's pixels)"},
+      {"CONVEYOR_JPEG_PREALLOC_TYPICAL",
+       "expected 0 (preallocate for the call's largest image) or 1 (for its median image by pixels)"},
       {"CONVEYOR_JPEG_MEMORY_POOLS",
        "expected 0 (nvJPEG's default allocations on the engines' handles) or 1 (NVJPEG_FLAGS_ENABLE_MEMORY_POOLS on them)"},
       {"CONVEYOR_JPEG_CHECK_BESIDE",
