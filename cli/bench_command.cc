@@ -185,11 +185,11 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"cuda_rate\": %.1f, \"engines\": %d, \"cores_per_engine\": %d, \"cuda_workers_host_ms\": %.6f, "
                     "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f, "
                     "\"engines_other_images_per_call\": %.2f, \"fallbacks_per_call\": %.2f, \"cpu_decode_ms\": %.6f, "
-                    "\"engine_handles\": %d, \"engine_handles_chosen\": %d},\n",
+                    "\"engine_handles\": %d, \"engine_handles_chosen\": %d, \"engines_only_chosen\": %d},\n",
                     dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
                     dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
                     dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.engines_other_images, dec.fallbacks,
-                    dec.cpu_decode, dec.handles, dec.handles_chosen);
+                    dec.cpu_decode, dec.handles, dec.handles_chosen, dec.engines_only_chosen);
       out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);
@@ -245,8 +245,9 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     std::snprintf(buf, sizeof(buf),
                   "| engines' images in calls of their own (4:4:4, 4:2:2, gray) / refused, per call | %.1f / %.1f |\n"
                   "| CPU path's decodes, thread ms per call | %.3f |\n"
-                  "| engines' handles: made / the tuner's choice at the end | %d / %d |\n",
-                  dec.engines_other_images, dec.fallbacks, dec.cpu_decode, dec.handles, dec.handles_chosen);
+                  "| engines' handles: made / the tuner's choice at the end | %d / %d%s |\n",
+                  dec.engines_other_images, dec.fallbacks, dec.cpu_decode, dec.handles, dec.handles_chosen,
+                  dec.engines_only_chosen ? ", every 4:2:0 image on the engines" : "");
     out << buf;
   }
   out << "\nCUDA graphs in the timed part: " << (after.captures - before.captures) << " captures, "

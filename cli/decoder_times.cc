@@ -40,6 +40,7 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cores_per_engine = b.hw_cores_per_engine;
   t.handles = b.hw_parts;
   t.handles_chosen = b.hw_parts_chosen;
+  t.engines_only_chosen = b.hw_engines_only_chosen ? 1 : 0;
   return t;
 }
 

@@ -66,6 +66,7 @@ void CopyLatest(GpuDecoderCounters& to, const GpuDecoderCounters& from) {
   to.hw_cores_per_engine = from.hw_cores_per_engine;
   to.hw_parts = from.hw_parts;
   to.hw_parts_chosen = from.hw_parts_chosen;
+  to.hw_engines_only_chosen = from.hw_engines_only_chosen;
   to.hw_no_pipeline = from.hw_no_pipeline;
   to.unavailable_reason = from.unavailable_reason;
 }

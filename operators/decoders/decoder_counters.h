@@ -53,6 +53,7 @@ struct GpuDecoderCounters {
   int hw_engines = 0, hw_cores_per_engine = 0;  // nvjpegGetHardwareDecoderInfo (0: not reported)
   int hw_parts = 0;  // nvJPEG hardware handles sharing the engines' images, each on its own thread
   int hw_parts_chosen = 0;  // the handles the next call may use (PartsTuner's choice, or hw_parts)
+  bool hw_engines_only_chosen = false;  // the next call's 4:2:0 candidates all on the engines (PartsTuner)
   bool hw_no_pipeline = false;  // engines' handles made with NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE
   // nvJPEG's memory, per handle kind, as far as it comes through our allocators (nvjpeg_allocators.h).
   nvjpeg::NvjpegMemory cuda_memory, engines_memory;

@@ -42,6 +42,8 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   WholeNumber("CONVEYOR_JPEG_ENGINE_THREADS", 1, 4, o.engine_threads);
   Switch("CONVEYOR_JPEG_ENGINE_PARTS_TUNED", "always engine_threads handles",
          "each call's handles timed against one, the faster kept", o.engine_parts_tuned);
+  Switch("CONVEYOR_JPEG_SHARE_TUNED", "the automatic balance always",
+         "the balance timed against every 4:2:0 image on the engines, the faster kept", o.engines_share_tuned);
   Switch("CONVEYOR_JPEG_ENGINES_WAIT", "engines do not wait for earlier stream work", "they wait", o.engines_wait);
   Switch("CONVEYOR_JPEG_HW_PIPELINE", "NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles",
          "nvJPEG's default", o.engines_pipeline);

@@ -8,6 +8,7 @@
 // | CONVEYOR_JPEG_ENGINES        | 0 off, 1 on (1)                  | engines                       |
 // | CONVEYOR_JPEG_ENGINE_THREADS | 1-4 (2)                          | engine_threads                |
 // | CONVEYOR_JPEG_ENGINE_PARTS_TUNED | 0 always those, 1 tuned (1) | engine_parts_tuned            |
+// | CONVEYOR_JPEG_SHARE_TUNED    | 0 balance, 1 balance vs engines (0)| engines_share_tuned         |
 // | CONVEYOR_JPEG_ENGINES_WAIT   | 0 no host wait, 1 wait (1)       | engines_wait                  |
 // | CONVEYOR_JPEG_HW_PIPELINE    | 0 NO_PIPELINE flag (0), 1 nvJPEG's| engines_pipeline             |
 // | CONVEYOR_JPEG_PREALLOC_GROW  | 0 once, 1 per larger batch (0)   | engines_prealloc_grow         |

@@ -132,6 +132,11 @@ struct GpuDecoderOptions {
   // Each call's handle count timed against one handle and the faster kept (PartsTuner,
   // parts_tuner.h), on this schedule; false: always engine_threads.
   bool engine_parts_tuned = true;
+  // Measuring switch (parts_tuner.h): the tuner also times "every 4:2:0 candidate on the engines"
+  // against the automatic balance, which must be engines_share_margin faster to be kept (the CUDA
+  // backend's share costs host cores). Only where hw_load is automatic.
+  bool engines_share_tuned = false;
+  double engines_share_margin = 0.03;
   PartsTuner::Schedule engine_parts_schedule;
   bool engines_wait = true;     // the engines' host wait for earlier work on the stream
   // false (default): NVJPEG_FLAGS_HW_DECODE_NO_PIPELINE on the engines' handles. nvJPEG's hardware

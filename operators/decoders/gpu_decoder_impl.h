@@ -33,7 +33,8 @@ struct GpuDecoder::Impl {
   bool jpeg2000_tried = false;  // nvJPEG2000's load attempted (at the first JPEG 2000 image)
   DecodeRouter router{RouterConfig{}};
   PartsTuner tuner{1, false};
-  DecodeBalance balances[2];  // one per tuner choice: each settles at its own handles' rates
+  // One per tuner choice: each settles at its own handles' rates (an "engines only" one: share 1).
+  DecodeBalance balances[PartsTuner::kMaxChoices];
   DecodeBalance& balance() { return balances[tuner.choice()]; }
 
   struct SlotEvents {

@@ -109,9 +109,15 @@ void GpuDecoder::Impl::Init() {
   }
   router = DecodeRouter(route);
   const double fixed_share = options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load;
-  for (DecodeBalance& b : balances) b = DecodeBalance(fixed_share);
-  tuner = PartsTuner(engines.parts(), options.engine_parts_tuned, options.engine_parts_schedule);
+  // The share is tuned only where it is automatic and the engines exist.
+  const bool share_tuned = options.engines_share_tuned && fixed_share < 0 && engines.ready();
+  tuner = PartsTuner(engines.parts(), options.engine_parts_tuned, options.engine_parts_schedule, share_tuned,
+                     options.engines_share_margin);
+  for (int c = 0; c < PartsTuner::kMaxChoices; ++c) {
+    balances[c] = DecodeBalance(c < tuner.choices() && tuner.engines_only(c) ? 1.0 : fixed_share);
+  }
   counters.hw_parts_chosen = tuner.parts();
+  counters.hw_engines_only_chosen = tuner.engines_only();
   if (engines.ready()) counters.hw_share = balance().share();
 }
 
@@ -131,6 +137,7 @@ void GpuDecoder::Impl::Account(const GpuDecoderCounters& call) {
   counters.cuda_rate = balance().cuda_rate() / 1e6;
   if (engines.ready()) counters.hw_share = balance().share();
   counters.hw_parts_chosen = tuner.parts();
+  counters.hw_engines_only_chosen = tuner.engines_only();
   AddCounters(counters, call);
   std::lock_guard<std::mutex> process_lock(process_counters_mu);
   AddCounters(process_counters, call);

@@ -1,15 +1,23 @@
 #include "operators/decoders/parts_tuner.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace conveyor::ops {
 
-PartsTuner::PartsTuner(int max_parts, bool tuned, Schedule schedule)
-    : max_parts_(std::max(max_parts, 1)),
-      tuned_(tuned && max_parts > 1),
+PartsTuner::PartsTuner(int max_parts, bool tuned, Schedule schedule, bool share_tuned, double balanced_margin)
+    : balanced_margin_(std::max(balanced_margin, 0.0)),
       schedule_(schedule),
       phase_(schedule.warmup > 0 ? Phase::kWarmup : Phase::kProbe) {
+  max_parts = std::max(max_parts, 1);
+  std::vector<int> parts{max_parts};
+  if (tuned && max_parts > 1) parts.push_back(1);
+  for (int p : parts) {
+    choices_.push_back({p, false});
+    if (share_tuned) choices_.push_back({p, true});
+  }
+  seconds_.assign(choices_.size(), 0.0);
+  cost_.assign(choices_.size(), 0.0);
+  measured_.assign(choices_.size(), 0.0);
   schedule_.settle = std::max(schedule_.settle, 0);
   schedule_.measure = std::max(schedule_.measure, 1);
   schedule_.rounds = std::max(schedule_.rounds, 1);
@@ -17,14 +25,14 @@ PartsTuner::PartsTuner(int max_parts, bool tuned, Schedule schedule)
 }
 
 int PartsTuner::Choice() const {
-  if (!tuned_) return 0;
+  if (!tuned()) return 0;
   if (phase_ != Phase::kProbe) return held_;
   const int window = calls_in_phase_ / (schedule_.settle + schedule_.measure);
-  return window % 2;
+  return window % choices();
 }
 
 void PartsTuner::Record(double seconds, double cost) {
-  if (!tuned_) return;
+  if (!tuned()) return;
   const int window_calls = schedule_.settle + schedule_.measure;
   switch (phase_) {
     case Phase::kWarmup:
@@ -34,17 +42,31 @@ void PartsTuner::Record(double seconds, double cost) {
       }
       return;
     case Phase::kProbe: {
-      const int choice = Choice();
+      const auto c = static_cast<size_t>(Choice());
       if (calls_in_phase_ % window_calls >= schedule_.settle && seconds > 0 && cost > 0) {
-        seconds_[choice] += seconds;
-        cost_[choice] += cost;
+        seconds_[c] += seconds;
+        cost_[c] += cost;
       }
-      if (++calls_in_phase_ < 2 * schedule_.rounds * window_calls) return;
-      for (int c = 0; c < 2; ++c) measured_[c] = cost_[c] > 0 ? seconds_[c] / cost_[c] : 0;
-      // Both measured: the lower mean; otherwise keep what held before.
-      if (measured_[0] > 0 && measured_[1] > 0) held_ = measured_[1] < measured_[0] ? 1 : 0;
-      std::fill(std::begin(seconds_), std::end(seconds_), 0.0);
-      std::fill(std::begin(cost_), std::end(cost_), 0.0);
+      if (++calls_in_phase_ < choices() * schedule_.rounds * window_calls) return;
+      bool all = true;
+      for (size_t k = 0; k < choices_.size(); ++k) {
+        measured_[k] = cost_[k] > 0 ? seconds_[k] / cost_[k] : 0;
+        all &= measured_[k] > 0;
+      }
+      // Every choice measured: the lowest mean, a balanced one counted `balanced_margin` slower
+      // (it costs CPU cores); otherwise keep what held before.
+      if (all) {
+        auto judged = [&](size_t k) {
+          return measured_[k] * (choices_[k].engines_only || !HasEnginesOnly() ? 1.0 : 1.0 + balanced_margin_);
+        };
+        size_t best = 0;
+        for (size_t k = 1; k < choices_.size(); ++k) {
+          if (judged(k) < judged(best)) best = k;
+        }
+        held_ = static_cast<int>(best);
+      }
+      std::fill(seconds_.begin(), seconds_.end(), 0.0);
+      std::fill(cost_.begin(), cost_.end(), 0.0);
       ++probes_;
       phase_ = Phase::kHold;
       calls_in_phase_ = 0;
@@ -57,6 +79,13 @@ void PartsTuner::Record(double seconds, double cost) {
       }
       return;
   }
+}
+
+bool PartsTuner::HasEnginesOnly() const {
+  for (const ChoiceSpec& c : choices_) {
+    if (c.engines_only) return true;
+  }
+  return false;
 }
 
 }  // namespace conveyor::ops

@@ -7,6 +7,7 @@
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace conveyor::ops {
@@ -113,6 +114,53 @@ TEST(PartsTuner, ProbesAgainAfterTheHold) {
   }
   ASSERT_GE(choices.size(), 4u);
   for (size_t k = 0; k < choices.size(); ++k) EXPECT_EQ(choices[k], k % 2 == 0 ? 1 : 2) << "probe " << k;
+}
+
+// share_tuned: "engines only" is a choice beside each handle count; windows cycle through all four.
+TEST(PartsTuner, ShareTunedCyclesFourChoices) {
+  const PartsTuner::Schedule schedule{.warmup = 2, .settle = 0, .measure = 2, .rounds = 1, .hold = 3};
+  PartsTuner tuner(2, true, schedule, /*share_tuned=*/true, /*balanced_margin=*/0.03);
+  ASSERT_TRUE(tuner.tuned());
+  ASSERT_EQ(tuner.choices(), 4);
+  std::string seen;
+  for (int call = 0; call < 2 + 8 + 2; ++call) {
+    seen += std::to_string(tuner.parts()) + (tuner.engines_only() ? "e" : "b") + " ";
+    // One handle, engines only, is the fastest: 1 s per unit against 2.
+    tuner.Record(tuner.parts() == 1 && tuner.engines_only() ? 1.0 : 2.0, 1.0);
+  }
+  EXPECT_EQ(seen,
+            "2b 2b "                        // warm-up: most handles, balanced
+            "2b 2b 2e 2e 1b 1b 1e 1e "      // probe: every choice, one window each
+            "1e 1e ");                      // hold (3 calls): one handle, engines only
+  EXPECT_EQ(tuner.probes(), 1);
+  EXPECT_EQ(tuner.choice(), 3);
+  EXPECT_DOUBLE_EQ(tuner.measured(3), 1.0);
+  EXPECT_DOUBLE_EQ(tuner.measured(0), 2.0);
+}
+
+// A balanced choice costs host cores: it is kept only when it beats "engines only" by the margin.
+// Balanced 2% faster: engines only wins; 5% faster: balanced wins; with margin 0, 2% is enough.
+TEST(PartsTuner, BalancedMustWinByTheMargin) {
+  const PartsTuner::Schedule schedule{.warmup = 0, .settle = 0, .measure = 3, .rounds = 2, .hold = 100};
+  for (const auto& [balanced, margin, expect_engines_only] :
+       {std::tuple{0.98, 0.03, true}, std::tuple{0.95, 0.03, false}, std::tuple{0.98, 0.0, false},
+        std::tuple{1.10, 0.03, true}}) {
+    PartsTuner tuner(1, true, schedule, true, margin);
+    ASSERT_EQ(tuner.choices(), 2);  // one handle: balanced, engines only
+    while (tuner.probes() == 0) tuner.Record(tuner.engines_only() ? 1.0 : balanced, 1.0);
+    EXPECT_EQ(tuner.engines_only(), expect_engines_only) << "balanced at " << balanced << ", margin " << margin;
+    EXPECT_EQ(tuner.parts(), 1);
+  }
+}
+
+// Without share tuning nothing is ever engines only, whatever the times say.
+TEST(PartsTuner, UntunedShareIsNeverEnginesOnly) {
+  PartsTuner tuner(2, true);
+  for (int call = 0; call < 2000; ++call) {
+    ASSERT_FALSE(tuner.engines_only());
+    tuner.Record(1.0 + call % 3, 1.0);
+  }
+  EXPECT_EQ(tuner.choices(), 2);
 }
 
 TEST(PartsTuner, CostCountsProgressiveThreeTimes) {

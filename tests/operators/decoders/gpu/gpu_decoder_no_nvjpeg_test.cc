@@ -67,6 +67,9 @@ TEST(DecoderEnv, AnythingButZeroOrOneIsRefused) {
       {"CONVEYOR_JPEG_ENGINES_INTERPOLATION",
        "expected 0 (the engines convert to RGB themselves) or 1 (NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION on "
        "their handles)"},
+      {"CONVEYOR_JPEG_SHARE_TUNED",
+       "expected 0 (the automatic balance always) or 1 (the balance timed against every 4:2:0 image on the engines, "
+       "the faster kept)"},
       {"CONVEYOR_JPEG_ENGINE_PARTS_TUNED",
        "expected 0 (always engine_threads handles) or 1 (each call's handles timed against one, the faster kept)"},
   };
