@@ -19,7 +19,7 @@
 // Chains: engines → CUDA backend → CPU (engines → CPU when only the engines may decode); CUDA
 // backend → CPU; nvJPEG2000 → CPU. Where nvJPEG, nvJPEG2000 or the engines are missing, their
 // images take the next path.
-// Measurements behind the defaults (H100, H200) are in docs/decoding.md, "Routing".
+// Measurements behind the defaults (H100, H200) are in docs/decoding_measurements.md, "Routing on the realistic set".
 #pragma once
 
 #include <cstdint>

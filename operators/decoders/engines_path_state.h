@@ -13,7 +13,7 @@ namespace conveyor::ops {
 
 // A part's nvJPEG calls, run in this order. The router's kOther group is split by exact chroma
 // subsampling: one batched hardware call holding more than one subsampling ran ~2.5x slower per image
-// than calls of one subsampling each (H100/H200, docs/decoding.md "Routing").
+// than calls of one subsampling each (H100/H200, docs/decoding_measurements.md "Routing").
 enum CallKind { kCall420, kCall444, kCall422, kCallGray, kCallOtherCss, kCallLarge, kCallKinds };
 
 // One nvJPEG call of a part: the images of one group, with a state of its own.

@@ -106,7 +106,7 @@ struct GpuDecoderOptions {
   // pool, grown on demand inside the decode (where a growth synchronises the device) to what the
   // calls hold. With engines_prealloc_grow, nvjpegDecodeBatchedPreAllocate for the batch's size and
   // its largest image whenever a batch or image of that nvJPEG state is larger than any before: ~1 GB
-  // more GPU memory on the realistic set for 3-5% more images/s (H200, docs/decoding.md).
+  // more GPU memory on the realistic set for 2-5% more images/s (H200, docs/decoding_memory.md).
   int64_t preallocate_width_hint = 0, preallocate_height_hint = 0;
   bool engines_prealloc_grow = false;
   // Measuring switch: every engines' call (not only 4:2:0's) preallocated for its batch and largest

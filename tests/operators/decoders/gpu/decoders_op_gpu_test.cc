@@ -372,7 +372,7 @@ TEST_P(DecodersStream, RunsOnTheGivenStreamOnly) {
   const bool spin_running_after_copy = !cuda::StreamView::Legacy().Query();
   cuda::StreamView::Legacy().Synchronize();
   // nvJPEG's hardware backend cuMemFree-s internal buffers after its batched calls (CUPTI trace,
-  // docs/decoding.md "What the transfers wait for"), and a cuMemFree waits for all device work,
+  // docs/decoding_measurements.md "What the transfers wait for"), and a cuMemFree waits for all device work,
   // the legacy stream's included: a path that uses the engines may block here now and then, which
   // is nvJPEG's, not ours (printed, not failed). The CUDA backend's path never may.
   const bool uses_engines = GetParam() != 0.0;
