@@ -52,7 +52,7 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
     r.group = group;
     return r;
   }
-  return Route{DecodePath::kEngines, EngineGroup::k420, true};
+  return Route{DecodePath::kEngines, EngineGroup::k420, f.pixels <= c.engines_only_pixels};
 }
 
 DecodePath DecodeRouter::Next(DecodePath refused_by) const {

@@ -11,6 +11,8 @@
 // | progressive JPEG                       | `progressive` option: CUDA backend (default) or CPU;|
 // |                                        | up to progressive_cpu_pixels: CPU                   |
 // | baseline 4:2:0                         | engines or CUDA backend, split by the balancer      |
+// | baseline 4:2:0, more than              | the engines' 4:2:0 call, not balanced (off: every   |
+// |   engines_only_pixels (set)            | size balanced)                                      |
 // | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), the  |
 // |                                        | engines in calls of their own, one per kind, or CPU |
 // | baseline, more than large_pixels (set) | engines, in calls of their own (GpuDecoder: off)    |
@@ -23,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "operators/decoders/image_info.h"
@@ -70,6 +73,9 @@ struct RouterConfig {
   ProgressiveRoute progressive = ProgressiveRoute::kCuda;
   OtherChromaRoute other_chroma = OtherChromaRoute::kCuda;
   int64_t large_pixels = 4'000'000;  // larger baseline images: the engines' large group
+  // Baseline 4:2:0 JPEGs above this many pixels: the engines' 4:2:0 call, never the CUDA backend
+  // by the balance (whose workers' buffers then stay sized for smaller images).
+  int64_t engines_only_pixels = std::numeric_limits<int64_t>::max();
   // Progressive JPEGs up to this many pixels go to the CPU path whatever `progressive` says (0: none).
   int64_t progressive_cpu_pixels = 0;
 };

@@ -103,6 +103,9 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int call_kilopixels = static_cast<int>(o.engines_call_cost_px / 1000);
   WholeNumber("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", 0, 1000000, call_kilopixels);
   o.engines_call_cost_px = int64_t{call_kilopixels} * 1000;
+  int only_kilopixels = static_cast<int>(o.engines_only_pixels / 1000);
+  WholeNumber("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", 0, 1000000, only_kilopixels);
+  o.engines_only_pixels = int64_t{only_kilopixels} * 1000;
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;

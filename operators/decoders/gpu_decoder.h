@@ -76,6 +76,11 @@ struct GpuDecoderOptions {
   // default): with each call sorted by size, large images ran faster as balanced 4:2:0 candidates
   // (realistic set +4%, varied +6%, H100; docs/decoding.md).
   int64_t large_pixels = 1'000'000'000;
+  // Measuring switch: baseline 4:2:0 JPEGs above this many pixels always on the engines (their 4:2:0
+  // call), never given to the CUDA backend by the balance, whose per-worker nvJPEG buffers grow to
+  // the largest image each worker decoded (~600 MiB on the realistic set, H200,
+  // docs/decoding_memory.md). 0: off.
+  int64_t engines_only_pixels = 0;
   // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
   // upload), whatever `progressive` says. 0: none.
   int64_t progressive_cpu_pixels = 0;

@@ -1,6 +1,7 @@
 // GpuDecoder's set-up: the tools' options hook, nvJPEG's paths made and released, the per-slot
 // events, the decoder's and the process's counters.
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -76,6 +77,7 @@ void GpuDecoder::Impl::Init() {
   route.progressive = options.progressive;
   route.other_chroma = options.other_chroma;
   route.large_pixels = options.large_pixels;
+  route.engines_only_pixels = options.engines_only_pixels > 0 ? options.engines_only_pixels : std::numeric_limits<int64_t>::max();
   route.progressive_cpu_pixels = options.progressive_cpu_pixels;
   router = DecodeRouter(route);
   if (options.paths == DecodePaths::kCpuOnly) return;

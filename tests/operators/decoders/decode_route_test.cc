@@ -101,6 +101,25 @@ TEST(DecodeRouter, LargeBaselineImagesGetEnginesCallsOfTheirOwn) {
             DecodePath::kCuda);
 }
 
+// engines_only_pixels: baseline 4:2:0 images above it stay in the engines' 4:2:0 call, unbalanced;
+// at or below it, and every other kind, route as before; without engines, the CUDA backend.
+TEST(DecodeRouter, FourTwoZeroAboveTheEnginesOnlySizeIsNotBalanced) {
+  RouterConfig c = Full();
+  c.large_pixels = 100'000'000;
+  c.engines_only_pixels = 2'000'000;
+  Route r = DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, false, 2'000'001));
+  EXPECT_EQ(r.first, DecodePath::kEngines);
+  EXPECT_EQ(r.group, EngineGroup::k420);
+  EXPECT_FALSE(r.balanced);
+  EXPECT_TRUE(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, false, 2'000'000)).balanced);
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k444, false, 3'000'000)).first, DecodePath::kCuda);
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, true, 3'000'000)).first, DecodePath::kCuda);
+  // Off by default: every size balanced.
+  EXPECT_TRUE(DecodeRouter(Full()).RouteOf(Jpeg(ChromaSubsampling::k420, false, 3'000'000)).balanced);
+  c.engines = false;
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, false, 3'000'000)).first, DecodePath::kCuda);
+}
+
 TEST(DecodeRouter, WhatNoGpuPathTakesGoesToTheCpu) {
   const DecodeRouter router(Full());
   RouteFacts png;  // not a JPEG nvJPEG may take (PNG, arithmetic-coded)

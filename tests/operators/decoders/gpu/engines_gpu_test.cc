@@ -1,6 +1,6 @@
 // GpuDecoder's hardware engines on the GPU: their images over 1-3 nvJPEG handles, the parts tuner
 // alternating handle counts, the common layouts trusted without nvJPEG's support check, and a
-// failed engines' call sent down the chain; every call's pixels against libjpeg-turbo's decode of
+// failed engines' call sent down the chain, large 4:2:0 images kept off the balance; every call's pixels against libjpeg-turbo's decode of
 // the same files (tolerances in decoder_run.h). The decoder's paths and colours:
 // gpu_decoder_gpu_test; preallocation: engines_prealloc_gpu_test; the share tuned:
 // share_tuned_gpu_test.
@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "core/cuda/check.h"
 #include "core/cuda/stream.h"
@@ -167,6 +169,40 @@ TEST(GpuDecoder, FailedEnginesCallGoesDownTheChain) {
   EXPECT_EQ(c.hw_failed_calls, 1);
   EXPECT_EQ(c.hw_unchecked, 24);    // the second call checked every image
   EXPECT_EQ(c.images_hardware, 20);  // the baseline ones; the 4 progressive ones went to the CPU
+}
+
+// engines_only_pixels: 4:2:0 images above it stay on the engines however the balance leans (here a
+// fixed share of 0.05 that sends almost every candidate to the CUDA backend); pixels against
+// libjpeg-turbo, whole and windowed.
+TEST(GpuDecoder, FourTwoZeroAboveTheEnginesOnlySizeStaysOnTheEngines) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files;
+  int large = 0;
+  for (int i = 0; i < 30; ++i) {
+    const bool big = i % 3 == 0;
+    const int h = big ? 300 + static_cast<int>(rng() % 200) : 40 + static_cast<int>(rng() % 200);
+    const int w = big ? 400 + static_cast<int>(rng() % 200) : 40 + static_cast<int>(rng() % 200);
+    large += big ? 1 : 0;
+    files.push_back(EncodeJpeg(h, w, TJSAMP_420, false, rng));
+  }
+  GpuDecoderOptions options;
+  options.hw_load = 0.05;
+  options.engines_only_pixels = 100'000;  // every big one (>= 120,000 pixels), none of the small
+  GpuDecoder decoder(options);
+  if (!decoder.counters().hardware_available) GTEST_SKIP() << decoder.counters().unavailable_reason;
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  for (int call = 0; call < 4; ++call) {
+    const GpuDecoderCounters before = decoder.counters();
+    const auto windows = call % 2 ? RandomWindows(files, rng) : Whole(files);
+    ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "call " + std::to_string(call));
+    const GpuDecoderCounters after = decoder.counters();
+    EXPECT_GE(after.images_hardware - before.images_hardware, large) << "call " << call;
+    EXPECT_LE(after.images_cuda - before.images_cuda, 30 - large) << "call " << call;
+    EXPECT_GT(after.images_cuda - before.images_cuda, 0) << "call " << call << ": the share sent none of the small";
+  }
 }
 
 }  // namespace

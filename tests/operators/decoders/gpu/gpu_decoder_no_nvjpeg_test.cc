@@ -131,6 +131,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_TRACE", "expected a whole number from 0 to 1000", {"-1", "1001", "", "all", "5s"}},
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
+      {"CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
       {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
       {"CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "expected a whole number from 0 to 100000", {"-1", "100001", "x"}},
@@ -170,6 +171,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_TRACE_FROM", "90", 1);
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
+  setenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "4000", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
   setenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "120", 1);
@@ -195,7 +197,9 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_EQ(options.progressive_cpu_pixels, 250'000);
   EXPECT_FALSE(options.host_costliest_first);
   unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS");
   EXPECT_EQ(options.large_pixels, 1'500'000);
+  EXPECT_EQ(options.engines_only_pixels, 4'000'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
                            "CONVEYOR_JPEG_HW_LOAD", "CONVEYOR_JPEG_CUDA_PINNED", "CONVEYOR_JPEG_CUDA_STATES",
                            "CONVEYOR_JPEG_PINNED_HIGH_WATER_MB", "CONVEYOR_JPEG_TRACE_FROM",
