@@ -77,7 +77,8 @@ void GpuDecoder::Impl::Init() {
   route.progressive = options.progressive;
   route.other_chroma = options.other_chroma;
   route.large_pixels = options.large_pixels;
-  route.engines_only_pixels = options.engines_only_pixels > 0 ? options.engines_only_pixels : std::numeric_limits<int64_t>::max();
+  route.engines_only_pixels =
+      options.engines_only_pixels > 0 ? options.engines_only_pixels : std::numeric_limits<int64_t>::max();
   route.progressive_cpu_pixels = options.progressive_cpu_pixels;
   router = DecodeRouter(route);
   if (options.paths == DecodePaths::kCpuOnly) return;

@@ -1,9 +1,9 @@
 // GpuDecoder's hardware engines on the GPU: their images over 1-3 nvJPEG handles, the parts tuner
-// alternating handle counts, the common layouts trusted without nvJPEG's support check, and a
-// failed engines' call sent down the chain, large 4:2:0 images kept off the balance; every call's pixels against libjpeg-turbo's decode of
-// the same files (tolerances in decoder_run.h). The decoder's paths and colours:
-// gpu_decoder_gpu_test; preallocation: engines_prealloc_gpu_test; the share tuned:
-// share_tuned_gpu_test.
+// alternating handle counts, the common layouts trusted without nvJPEG's support check, a failed
+// engines' call sent down the chain, and large 4:2:0 images kept off the balance; every call's
+// pixels against libjpeg-turbo's decode of the same files (tolerances in decoder_run.h). The
+// decoder's paths and colours: gpu_decoder_gpu_test; preallocation: engines_prealloc_gpu_test; the
+// share tuned: share_tuned_gpu_test.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
