@@ -63,6 +63,8 @@ bench() {
 }
 : > "$OUTDIR/route.tsv"
 # loader NAME SET [ENV...]: the Python loop (conveyor.torch.Loader) through bench/e2e/measure.py.
+# It reads CONVEYOR_CUDA_SCHEDULE but no CONVEYOR_JPEG_* switch (those are the CLI's): a Loader
+# run with one measures the defaults.
 loader() {
   local name=$1 set=$2; shift 2
   measure "$name" 180 "$(conveyor_env) $*" "role=py set=$set" -- "$PYTHON" "$E2E/conveyor_e2e.py" --loader \
@@ -87,11 +89,7 @@ done
 bench realistic_again realistic
 bench realistic_other_engines realistic CONVEYOR_JPEG_OTHER_CHROMA=engines_own_call
 # The Python loop a training script writes (conveyor.torch.Loader), one process per set.
-CENV=$(conveyor_env)
 for set in realistic uniform; do
-  measure "loader_$set" 180 "$CENV" "role=py set=$set" -- "$PYTHON" "$E2E/conveyor_e2e.py" --loader \
-    --yaml "$PIPES/train_fused.yaml" --capture on --data "$WORK/data/$set" --batch 256 --threads 8 --prefetch 2 \
-    --iterations 30 --repeats 5
-  printf '%s\t0\t-\t%s\n' "loader_$set" "$(tr -d '\n' < "$RAW/loader_$set.json")" >> "$OUTDIR/route.tsv"
+  loader "loader_$set" "$set"
 done
 echo "total: $((SECONDS - start)) s"

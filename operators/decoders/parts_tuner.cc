@@ -5,7 +5,7 @@
 namespace conveyor::ops {
 
 PartsTuner::PartsTuner(int max_parts, bool tuned, Schedule schedule, bool share_tuned, double balanced_margin)
-    : balanced_margin_(std::max(balanced_margin, 0.0)),
+    : balanced_margin_(share_tuned ? std::max(balanced_margin, 0.0) : 0.0),
       schedule_(schedule),
       phase_(schedule.warmup > 0 ? Phase::kWarmup : Phase::kProbe) {
   max_parts = std::max(max_parts, 1);
@@ -57,7 +57,7 @@ void PartsTuner::Record(double seconds, double cost) {
       // (it costs CPU cores); otherwise keep what held before.
       if (all) {
         auto judged = [&](size_t k) {
-          return measured_[k] * (choices_[k].engines_only || !HasEnginesOnly() ? 1.0 : 1.0 + balanced_margin_);
+          return measured_[k] * (choices_[k].engines_only ? 1.0 : 1.0 + balanced_margin_);
         };
         size_t best = 0;
         for (size_t k = 1; k < choices_.size(); ++k) {
@@ -79,13 +79,6 @@ void PartsTuner::Record(double seconds, double cost) {
       }
       return;
   }
-}
-
-bool PartsTuner::HasEnginesOnly() const {
-  for (const ChoiceSpec& c : choices_) {
-    if (c.engines_only) return true;
-  }
-  return false;
 }
 
 }  // namespace conveyor::ops

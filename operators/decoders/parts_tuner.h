@@ -74,10 +74,9 @@ class PartsTuner {
     bool engines_only;
   };
   int Choice() const;
-  bool HasEnginesOnly() const;
 
   std::vector<ChoiceSpec> choices_;
-  double balanced_margin_;
+  double balanced_margin_;  // 0 unless share_tuned
   Schedule schedule_;
   Phase phase_;
   int calls_in_phase_ = 0;  // calls since the phase began
