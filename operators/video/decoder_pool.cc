@@ -5,6 +5,7 @@
 namespace conveyor::ops::video {
 
 DecoderPool::Lease DecoderPool::Acquire(int64_t file) {
+  std::vector<std::unique_ptr<ClipDecoder>> closing;  // closed outside the lock, before the new file opens
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = idle_.begin(); it != idle_.end(); ++it) {
@@ -16,7 +17,9 @@ DecoderPool::Lease DecoderPool::Acquire(int64_t file) {
     }
     ++busy_;  // counted while it opens, so concurrent releases keep the bound
     ++opens_;
+    TrimIdle(&closing);
   }
+  closing.clear();  // their NVDEC sessions go back to the cache for the file about to open
   try {
     return Lease(this, file, factory_(file));
   } catch (...) {
@@ -31,10 +34,14 @@ void DecoderPool::Release(int64_t file, std::unique_ptr<ClipDecoder> decoder) {
     std::lock_guard<std::mutex> lock(mutex_);
     --busy_;
     idle_.emplace_front(file, std::move(decoder));
-    while (!idle_.empty() && busy_ + static_cast<int64_t>(idle_.size()) > max_open_) {
-      closing.push_back(std::move(idle_.back().second));
-      idle_.pop_back();
-    }
+    TrimIdle(&closing);
+  }
+}
+
+void DecoderPool::TrimIdle(std::vector<std::unique_ptr<ClipDecoder>>* closing) {
+  while (!idle_.empty() && busy_ + static_cast<int64_t>(idle_.size()) > max_open_) {
+    closing->push_back(std::move(idle_.back().second));
+    idle_.pop_back();
   }
 }
 

@@ -4,7 +4,9 @@
 // most `max_open` of them.
 //
 //   Acquire(file) ── an idle decoder of that file (most recently used first)
-//                 └─ else a new one from the factory (opens the file)
+//                 └─ else a new one from the factory (opens the file), after closing the least
+//                    recently used idle ones beyond max_open (a GPU decoder's NVDEC session
+//                    then passes to the new file instead of another being created)
 //   ~Lease        ── back to the idle list (most recently used first); while more than max_open
 //                    decoders exist, the least recently used idle ones are closed
 //
@@ -19,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "operators/video/clip_decoder.h"
 
@@ -62,6 +65,8 @@ class DecoderPool {
  private:
   void Release(int64_t file, std::unique_ptr<ClipDecoder> decoder);
   void Forget();
+  // Moves the least recently used idle decoders into `closing` while more than max_open exist.
+  void TrimIdle(std::vector<std::unique_ptr<ClipDecoder>>* closing);
 
   const int64_t max_open_;
   Factory factory_;

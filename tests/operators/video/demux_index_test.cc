@@ -141,13 +141,41 @@ TEST(DecoderPool, ReusesIdleDecodersAndClosesBeyondTheBound) {
   EXPECT_EQ(pool.opens(), 4);
   EXPECT_EQ(pool.open(), 2);
   {
-    auto failed = pool.Acquire(0);
+    auto failed = pool.Acquire(0);  // 1 (least recent idle) closed to make room
     EXPECT_EQ(pool.opens(), 5);
+    EXPECT_EQ(pool.open(), 2);
     failed.Drop();  // a decoder whose clip failed is closed, not returned
   }
+  EXPECT_EQ(pool.open(), 1);
+  { auto kept = pool.Acquire(2); }
+  EXPECT_EQ(pool.opens(), 5) << "2 is still open";
+}
+
+// A file opened while idle decoders fill the bound closes the least recently used first, so at no
+// moment are more than max(max_open, in use) decoders open (on NVDEC, the closed one's session
+// passes to the new file instead of another being created).
+TEST(DecoderPool, ClosesIdleDecodersBeforeOpeningAnotherFile) {
+  const std::string dir = FreshTempDir("pool_trim");
+  std::vector<std::shared_ptr<const ClipIndex>> indices;
+  for (int f = 0; f < 3; ++f) {
+    indices.push_back(ClipIndexCache::Global().Get(Write(dir + "/" + std::to_string(f) + ".mkv", "h264", "mkv", 8), {}));
+  }
+  std::vector<int64_t> open_while_opening;
+  DecoderPool* self = nullptr;
+  DecoderPool pool(2, [&](int64_t file) {
+    open_while_opening.push_back(self->open());  // the one opening counted
+    const auto& index = indices[static_cast<size_t>(file)];
+    return OpenCpuClipDecoder(OpenByteSource(index->name), index, {}, {});
+  });
+  self = &pool;
+  { auto a = pool.Acquire(0); }
+  { auto b = pool.Acquire(1); }  // idle: 1 then 0, the bound full
+  auto held = pool.Acquire(0);   // reused: 0 in use, 1 idle
+  auto opened = pool.Acquire(2);
+  ASSERT_EQ(open_while_opening.size(), 3u);
+  EXPECT_EQ(open_while_opening[2], 2) << "1 (idle) closed before 2 was opened: 0 and 2 open";
   EXPECT_EQ(pool.open(), 2);
-  { auto kept = pool.Acquire(1); }
-  EXPECT_EQ(pool.opens(), 5) << "1 and 2 are still the open ones";
+  EXPECT_EQ(pool.opens(), 3);
 }
 
 // A decoder opened on a file that is no longer the one its index was built from is refused, naming
