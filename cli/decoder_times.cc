@@ -19,6 +19,7 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.pending = count(a.slot_pending_calls, b.slot_pending_calls);
   t.engines_images = count(a.images_hardware, b.images_hardware);
   t.cuda_images = count(a.images_cuda, b.images_cuda);
+  t.cuda_shared_images = count(a.images_cuda_shared, b.images_cuda_shared);
   t.cpu_images = count(a.images_cpu, b.images_cpu);
   const double gpu_paths = t.engines_images + t.cuda_images;
   t.engines_share = gpu_paths > 0 ? t.engines_images / gpu_paths : 0;

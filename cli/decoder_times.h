@@ -15,6 +15,7 @@ struct DecoderTimes {
   double wait = 0, classify = 0, b = 0, c = 0, call = 0, pending = 0;
   // The mix: images per call on each path and the engines' share of the accepted ones.
   double engines_images = 0, cuda_images = 0, cpu_images = 0, engines_share = 0;
+  double cuda_shared_images = 0;  // of cuda_images, on the CUDA backend's shared states
   // ms per engines' batch whose GPU time was read: host time inside nvJPEG's batched call, and
   // GPU time between its events; ms per call of the CUDA backend's part of phase B.
   double engines_host = 0, engines_gpu = 0, cuda = 0;

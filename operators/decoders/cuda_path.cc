@@ -21,6 +21,12 @@ struct HybridLane {
   int next = 0;
 };
 
+struct CudaPath::SharedState {
+  HybridState state;
+  cuda::Event released = cuda::Event::Create();  // after its last user's device work
+  bool used = false;
+};
+
 struct CudaPath::Worker {
   cuda::Stream stream;
   cuda::Event done;
@@ -28,6 +34,19 @@ struct CudaPath::Worker {
   nvjpegDecodeParams_t params = nullptr;
   HybridLane lanes[2];  // 0: NVJPEG_BACKEND_HYBRID (host Huffman), 1: GPU_HYBRID
 };
+
+namespace {
+
+void DestroyState(const NvjpegApi& a, HybridState& st) {
+  if (st.state != nullptr) a.nvjpegJpegStateDestroy(st.state);
+  if (st.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(st.device_buffer);
+  for (auto p : st.pinned) {
+    if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
+  }
+  st = HybridState{};
+}
+
+}  // namespace
 
 CudaPath::CudaPath() = default;
 CudaPath::~CudaPath() { Destroy(); }
@@ -55,17 +74,16 @@ void CudaPath::Destroy() noexcept {
   for (auto& w : workers_) {
     if (w->stream) CONVEYOR_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(w->stream.get()));
     for (HybridLane& lane : w->lanes) {
-      for (HybridState& st : lane.states) {
-        if (st.state != nullptr) a.nvjpegJpegStateDestroy(st.state);
-        if (st.device_buffer != nullptr) a.nvjpegBufferDeviceDestroy(st.device_buffer);
-        for (auto p : st.pinned) {
-          if (p != nullptr) a.nvjpegBufferPinnedDestroy(p);
-        }
-      }
+      for (HybridState& st : lane.states) DestroyState(a, st);
     }
     if (w->params != nullptr) a.nvjpegDecodeParamsDestroy(w->params);
     if (w->jpeg_stream != nullptr) a.nvjpegJpegStreamDestroy(w->jpeg_stream);
   }
+  for (auto& kind : shared_) {
+    for (auto& st : kind) DestroyState(a, st->state);
+    kind.clear();
+  }
+  for (auto& kind : shared_free_) kind.clear();
   workers_.clear();
   free_.clear();
   for (auto& d : decoders_) {
@@ -115,7 +133,11 @@ HybridState& CudaPath::StateOf(Worker& w, int kind) {
   HybridLane& lane = w.lanes[kind];
   HybridState& st = lane.states[static_cast<size_t>(lane.next)];
   lane.next = (lane.next + 1) % static_cast<int>(lane.states.size());
-  if (st.state != nullptr) return st;
+  if (st.state == nullptr) MakeState(st, kind);
+  return st;
+}
+
+void CudaPath::MakeState(HybridState& st, int kind) {
   const NvjpegApi& a = lib_->api();
   const char* what = "CUDA backend worker";
   const int buffers = options_.cuda_pinned_buffers;
@@ -128,18 +150,68 @@ HybridState& CudaPath::StateOf(Worker& w, int kind) {
     st.pinned_done[b] = cuda::Event::Create();
   }
   CONVEYOR_NVJPEG_CHECK(a.nvjpegStateAttachDeviceBuffer(st.state, st.device_buffer), what);
-  return st;
+}
+
+CudaPath::SharedState& CudaPath::TakeShared(int kind, cuda::StreamView stream) {
+  SharedState* st = nullptr;
+  {
+    std::unique_lock<std::mutex> lock(shared_mu_);
+    if (shared_free_[kind].empty() &&
+        static_cast<int>(shared_[kind].size()) < std::max(options_.cuda_shared_states, 1)) {
+      shared_[kind].push_back(std::make_unique<SharedState>());
+      shared_free_[kind].push_back(shared_[kind].back().get());
+    }
+    shared_cv_.wait(lock, [&] { return !shared_free_[kind].empty(); });
+    st = shared_free_[kind].back();
+    shared_free_[kind].pop_back();
+  }
+  try {
+    if (st->state.state == nullptr) MakeState(st->state, kind);
+  } catch (...) {
+    GiveShared(kind, *st, std::nullopt);
+    throw;
+  }
+  if (st->used) st->released.Wait(stream);
+  return *st;
+}
+
+void CudaPath::GiveShared(int kind, SharedState& st, std::optional<cuda::StreamView> ended) {
+  if (ended) {
+    st.released.Record(*ended);
+    st.used = true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(shared_mu_);
+    shared_free_[kind].push_back(&st);
+  }
+  shared_cv_.notify_one();
 }
 
 void CudaPath::Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times,
                       TracedImage* traced) {
-  const NvjpegApi& a = lib_->api();
   const int64_t threshold = s.progressive && options_.progressive_huffman_threshold >= 0
                                 ? options_.progressive_huffman_threshold
                                 : options_.hybrid_huffman_threshold;
   const int kind = Pixels(s) > threshold ? 1 : 0;
+  if (options_.cuda_shared_pixels <= 0 || Pixels(s) <= options_.cuda_shared_pixels) {
+    DecodeOn(StateOf(w, kind), kind, w, s, where, times, traced);
+    return;
+  }
+  SharedState& shared = TakeShared(kind, w.stream.view());
+  try {
+    DecodeOn(shared.state, kind, w, s, where, times, traced);
+  } catch (...) {
+    GiveShared(kind, shared, w.stream.view());  // whatever it queued is ordered before the next user
+    throw;
+  }
+  GiveShared(kind, shared, w.stream.view());
+  ++times.shared_images;
+}
+
+void CudaPath::DecodeOn(HybridState& lane, int kind, Worker& w, const GpuDecodeSample& s, const std::string& where,
+                        CudaTimes& times, TracedImage* traced) {
+  const NvjpegApi& a = lib_->api();
   const ThreadAllocTally tally0 = traced != nullptr ? ThisThreadAllocTally() : ThreadAllocTally{};
-  HybridState& lane = StateOf(w, kind);
   const auto t0 = Clock::now();
   CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamParse(handle_, s.data, s.size, 0, 0, w.jpeg_stream), where);
   CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsSetOutputFormat(w.params, FormatOf(options_.color)), where);

@@ -8,11 +8,20 @@
 // turns image by image, so the host phase of the next image runs while earlier images' transfers
 // and device work still use the others: that device work waits for `start`, i.e. for whatever was
 // on ws.stream() before the call, so a worker with one state stalls its host phase on it.
+//
+// Images above `cuda_shared_pixels` take a state shared by every worker instead (a few per decoder
+// kind, free list, blocking while all are taken): an nvJPEG state's device buffer grows to the
+// largest image it decoded and never shrinks, so a rare large photo would otherwise grow one
+// buffer per worker. A shared state's last device work is marked by an event on its last user's
+// stream; the next user's stream waits for it before its own transfer (buffers nvJPEG frees or
+// reuses there are ordered after that work).
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +38,7 @@ struct HybridState;
 
 struct CudaTimes {
   std::atomic<int64_t> host_ns{0}, pinned_wait_ns{0}, issue_ns{0};
+  std::atomic<int64_t> shared_images{0};  // decoded on a shared state
 };
 
 class CudaPath {
@@ -57,7 +67,16 @@ class CudaPath {
   void Decode(Worker& w, const GpuDecodeSample& s, const std::string& where, CudaTimes& times, TracedImage* traced);
 
  private:
+  struct SharedState;
   HybridState& StateOf(Worker& w, int kind);  // the kind's next state, made on first use
+  void MakeState(HybridState& st, int kind);  // nvJPEG's state, device buffer and pinned buffers
+  // A shared state of `kind`, made on first use; blocks while every one is taken. `stream` waits
+  // for its last user's device work.
+  SharedState& TakeShared(int kind, cuda::StreamView stream);
+  // Back to the free list; its end marked on `ended` (nullopt: no work was queued with it).
+  void GiveShared(int kind, SharedState& st, std::optional<cuda::StreamView> ended);
+  void DecodeOn(HybridState& st, int kind, Worker& w, const GpuDecodeSample& s, const std::string& where,
+                CudaTimes& times, TracedImage* traced);
 
   const NvjpegLibrary* lib_ = nullptr;
   GpuDecoderOptions options_;
@@ -67,6 +86,10 @@ class CudaPath {
   std::mutex mu_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> free_;
+  std::mutex shared_mu_;
+  std::condition_variable shared_cv_;
+  std::vector<std::unique_ptr<SharedState>> shared_[2];  // per decoder kind, up to cuda_shared_states
+  std::vector<SharedState*> shared_free_[2];
 };
 
 }  // namespace conveyor::ops

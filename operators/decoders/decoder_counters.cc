@@ -12,6 +12,7 @@ constexpr DecoderCounterField Seconds(const char* name, double C::*m) { return {
 constexpr std::array kFields = {
     Count("images_hardware", &C::images_hardware),
     Count("images_cuda", &C::images_cuda),
+    Count("images_cuda_shared", &C::images_cuda_shared),
     Count("images_cpu", &C::images_cpu),
     Count("images_jpeg2000", &C::images_jpeg2000),
     Count("fallbacks", &C::fallbacks),

@@ -15,6 +15,7 @@ struct GpuDecoderCounters {
   // Summed over calls (in the table).
   int64_t images_hardware = 0;  // decoded by the JPEG engines
   int64_t images_cuda = 0;      // nvJPEG CUDA backend
+  int64_t images_cuda_shared = 0;  // of those, decoded on the workers' shared states (cuda_shared_pixels)
   int64_t images_cpu = 0;       // CPU path: routed there (PNG, progressive, ...) or fallen back
   int64_t images_jpeg2000 = 0;  // nvJPEG2000 (JPEG 2000 it refuses is counted in images_cpu, fallbacks)
   int64_t fallbacks = 0;        // images a GPU path refused, decoded by the next path of their route

@@ -106,6 +106,10 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   int only_kilopixels = static_cast<int>(o.engines_only_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", 0, 1000000, only_kilopixels);
   o.engines_only_pixels = int64_t{only_kilopixels} * 1000;
+  int shared_kilopixels = static_cast<int>(o.cuda_shared_pixels / 1000);
+  WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", 0, 1000000, shared_kilopixels);
+  o.cuda_shared_pixels = int64_t{shared_kilopixels} * 1000;
+  WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_STATES", 1, 16, o.cuda_shared_states);
   int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
   WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
   o.large_pixels = int64_t{large_kilopixels} * 1000;

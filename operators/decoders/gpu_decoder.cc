@@ -393,6 +393,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   call.fallbacks += static_cast<int64_t>(d.fallbacks.size());
   call.cuda_seconds = cuda_s;
   call.cuda_host_seconds = static_cast<double>(cuda_times.host_ns.load()) / 1e9;
+  call.images_cuda_shared = cuda_times.shared_images.load();
   call.cuda_pinned_wait_seconds = static_cast<double>(cuda_times.pinned_wait_ns.load()) / 1e9;
   call.cuda_issue_seconds = static_cast<double>(cuda_times.issue_ns.load()) / 1e9;
   call.cpu_seconds = static_cast<double>(cpu_ns.load()) / 1e9;

@@ -160,6 +160,13 @@ struct GpuDecoderOptions {
   // decoder kind, taking turns image by image, 1-16: the host phase of the next image never waits
   // for the device work of the images before it on that worker while a state is free.
   int cuda_states = 1;
+  // CUDA-backend images above this many pixels decode on nvJPEG states shared by every worker
+  // (`cuda_shared_states` of them per decoder kind, taken in turn; a state's next user's stream
+  // waits for its last device work) instead of the worker's own: each state's device buffer grows
+  // to the largest image it ever decoded, so a few large photos no longer grow every worker's
+  // (~600 MiB of the realistic set's ~2.8 GB, H200, docs/decoding_memory.md). 0: off.
+  int64_t cuda_shared_pixels = 4'000'000;
+  int cuda_shared_states = 2;  // 1-16
   int trace_calls = 0;          // calls (from call trace_from) that print their per-image trace
   int trace_from = 20;
   // nvJPEG2000's library file; "" searches (nvjpeg2k_loader.h). Tools set it from

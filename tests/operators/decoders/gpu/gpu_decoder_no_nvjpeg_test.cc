@@ -132,6 +132,8 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
       {"CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
+      {"CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
+      {"CONVEYOR_JPEG_CUDA_SHARED_STATES", "expected a whole number from 1 to 16", {"0", "17", "", "two"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
       {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
       {"CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "expected a whole number from 0 to 100000", {"-1", "100001", "x"}},
@@ -172,6 +174,10 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   setenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "4000", 1);
+  EXPECT_EQ(options.cuda_shared_pixels, 4'000'000);  // the defaults
+  EXPECT_EQ(options.cuda_shared_states, 2);
+  setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "0", 1);
+  setenv("CONVEYOR_JPEG_CUDA_SHARED_STATES", "3", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
   setenv("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "120", 1);
@@ -198,6 +204,10 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_FALSE(options.host_costliest_first);
   unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
   unsetenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_CUDA_SHARED_STATES");
+  EXPECT_EQ(options.cuda_shared_pixels, 0);
+  EXPECT_EQ(options.cuda_shared_states, 3);
   EXPECT_EQ(options.large_pixels, 1'500'000);
   EXPECT_EQ(options.engines_only_pixels, 4'000'000);
   for (const char* name : {"CONVEYOR_JPEG_ENGINES", "CONVEYOR_JPEG_PROGRESSIVE", "CONVEYOR_JPEG_OTHER_CHROMA",
