@@ -18,7 +18,7 @@
 // | CONVEYOR_JPEG_MEMORY_POOLS   | 0 default, 1 ENABLE_MEMORY_POOLS | engines_memory_pools          |
 // | CONVEYOR_JPEG_CUDA_PINNED    | 2-16 (2)                         | cuda_pinned_buffers           |
 // | CONVEYOR_JPEG_CUDA_STATES    | 1-16 (1)                         | cuda_states                   |
-// | CONVEYOR_JPEG_CUDA_SHARED_KPIXELS | 0 off, 1-1000000 (4000)     | cuda_shared_pixels / 1000     |
+// | CONVEYOR_JPEG_CUDA_SHARED_KPIXELS | 0 off, 1-1000000 (0)        | cuda_shared_pixels / 1000     |
 // | CONVEYOR_JPEG_CUDA_SHARED_STATES  | 1-16 (2)                    | cuda_shared_states            |
 // | CONVEYOR_JPEG_PINNED_HIGH_WATER_MB | 0 off, 1-4096 MiB (0)      | cuda_pinned_high_water_mb     |
 // | CONVEYOR_JPEG_TRACE          | 0-1000 (0)                       | trace_calls                   |

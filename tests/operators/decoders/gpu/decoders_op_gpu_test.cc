@@ -20,6 +20,7 @@
 #include "core/cuda/stream.h"
 #include "core/error.h"
 #include "core/op/harness.h"
+#include "operators/decoders/gpu_decoder.h"
 #include "tests/conformance/conformance.h"
 #include "tests/operators/decoders/gpu/gpu_cpu_compare.h"
 #include "tests/util/gpu_test.h"
@@ -151,6 +152,27 @@ TEST(DecodersImageGpu, HwDecoderLoadAtBothEndsStillMatches) {
     gpu.Run(stream.view());
     ExpectBatchClose(gpu.OutputToHost(0), cpu, batch, files, false, "hw_decoder_load " + std::to_string(load));
   }
+}
+
+// shared_state_threshold reaches the decoder: with every JPEG on the CUDA backend and a threshold
+// of one pixel, each JPEG of the batch decodes on the shared states, pixels as the CPU backend's.
+TEST(DecodersImageGpu, SharedStateThresholdPutsTheLargerImagesOnSharedStates) {
+  CONVEYOR_REQUIRE_GPU();
+  std::vector<Encoded> files = RandomPhotos(12);
+  const TensorListCPU batch = Batch(files);
+  const TensorListCPU cpu = RunCpu(Decoder("decoders.image", "RGB"), batch);
+  const OpSpec spec =
+      Decoder("decoders.image", "RGB").SetArg("hw_decoder_load", 0.0).SetArg("shared_state_threshold", int64_t{1});
+  cuda::Stream stream = cuda::Stream::Create();
+  OpHarness gpu(spec, Device::kGpu);
+  gpu.set_num_threads(4);
+  const ops::GpuDecoderCounters before = ops::ProcessGpuDecoderCounters();
+  gpu.SetInput(0, batch);
+  gpu.Run(stream.view());
+  ExpectBatchClose(gpu.OutputToHost(0), cpu, batch, files, false, "shared_state_threshold 1");
+  const ops::GpuDecoderCounters after = ops::ProcessGpuDecoderCounters();
+  EXPECT_EQ(after.images_cuda_shared - before.images_cuda_shared, after.images_cuda - before.images_cuda);
+  EXPECT_EQ(after.images_cuda - before.images_cuda, static_cast<int64_t>(files.size()));
 }
 
 TEST(DecodersImageRandomCropGpu, SameWindowsAsTheCpuAndPixelsWithinTolerance) {

@@ -174,9 +174,9 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   setenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "4000", 1);
-  EXPECT_EQ(options.cuda_shared_pixels, 4'000'000);  // the defaults
+  EXPECT_EQ(options.cuda_shared_pixels, 0);  // the defaults
   EXPECT_EQ(options.cuda_shared_states, 2);
-  setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "0", 1);
+  setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "2000", 1);
   setenv("CONVEYOR_JPEG_CUDA_SHARED_STATES", "3", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
@@ -206,7 +206,7 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   unsetenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS");
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS");
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_STATES");
-  EXPECT_EQ(options.cuda_shared_pixels, 0);
+  EXPECT_EQ(options.cuda_shared_pixels, 2'000'000);
   EXPECT_EQ(options.cuda_shared_states, 3);
   EXPECT_EQ(options.large_pixels, 1'500'000);
   EXPECT_EQ(options.engines_only_pixels, 4'000'000);
