@@ -1,4 +1,4 @@
-"""Pipeline.skipped_files(): the files a decoder with on_error: skip dropped (docs/decoding.md),
+"""Pipeline.skipped_files(): the files a decoder with on_error: skip dropped (docs/decoding_cpu.md),
 on real PNGs written here (zlib + CRC, no imaging library needed) with a truncated one."""
 import struct
 import zlib

@@ -133,7 +133,7 @@ TEST(OnErrorGpu, SkipKeepsBatchesFullLabelsAlignedAndCountsTheDamagedFiles) {
 // reader, the executor waits for the GPU and redoes the iteration, and the batch comes out full,
 // every image the decode of the file its sources name (eager and captured). decoders.image only:
 // a window decode reads a PNG's rows only down to the window's last, so damage below it is never
-// met and the window is delivered as decoded (docs/decoding.md).
+// met and the window is delivered as decoded (docs/decoding_cpu.md).
 TEST(OnErrorGpu, SkipReplacesDamageOnlyTheDecodeFinds) {
   CONVEYOR_REQUIRE_GPU();
   const OnErrorDataset ds = MakeOnErrorDataset(
