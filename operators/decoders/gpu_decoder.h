@@ -164,9 +164,9 @@ struct GpuDecoderOptions {
   // (`cuda_shared_states` of them per decoder kind, taken in turn; a state's next user's stream
   // waits for its last device work) instead of the worker's own: each state's device buffer grows
   // to the largest image it ever decoded, so a few large photos do not grow every worker's. The
-  // realistic set (H200): 2 or 4 MP took 230-290 MiB off ~2.83 GB at 2-10% of the images/s (the
-  // large images of a call start together, costliest first, and wait for a state); 0: off, the
-  // default (docs/decoding_memory.md). decoders.image's `shared_state_threshold`.
+  // realistic set (H200): 2 or 4 MP took 230-290 MiB off ~2.83 GB at 2-10% of the images/s (cause
+  // not yet traced); 0: off, the default (docs/decoding_memory.md). decoders.image's
+  // `shared_state_threshold`.
   int64_t cuda_shared_pixels = 0;
   int cuda_shared_states = 2;  // 1-16
   int trace_calls = 0;          // calls (from call trace_from) that print their per-image trace
