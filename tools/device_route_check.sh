@@ -10,7 +10,9 @@
 # A short A/B instead: ROUTE_SETS="realistic:4096 varied_444:2048" and ROUTE_RUNS="name:set[:ENV=V,...] ..."
 # run only those; a name starting with "py" runs the Python loop (conveyor.torch.Loader) instead of
 # `conveyor bench`. ROUTE_WARMUP: the C++ runs' warm-up iterations (11; more than an epoch lets
-# nvJPEG's buffers reach every size before the timed part). Each C++ run's "cores" is over the whole
+# nvJPEG's buffers reach every size before the timed part). ROUTE_TESTS: the GPU tests' regex
+# (`run.sh --only`; all the decoder's and pipelines_gpu_test, ~255 s on the H200: pick the ones a
+# change touched). Each C++ run's "cores" is over the whole
 # process; its JSON's cpu_cores_busy over the timed part only, as the Loader's.
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
@@ -33,7 +35,7 @@ warm_cache "$WORK/data"
 
 if [ "${1:-}" != --no-tests ]; then
   t0=$SECONDS
-  OUT=$OUTDIR/tests "$B/run.sh" --only 'decoders__gpu|pipelines_gpu_test' \
+  OUT=$OUTDIR/tests "$B/run.sh" --only "${ROUTE_TESTS:-decoders__gpu|pipelines_gpu_test}" \
     > "$OUTDIR/tests.log" 2>&1
   grep -E "passed .* failed" "$OUTDIR/tests.log" | tail -12
   echo "tests: $((SECONDS - t0)) s"
