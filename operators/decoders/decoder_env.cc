@@ -35,6 +35,13 @@ void WholeNumber(const char* name, int lo, int hi, int& to) {
   to = static_cast<int>(n);
 }
 
+// A size given in kilopixels, whole, in [lo, hi]; stored in pixels.
+void Kilopixels(const char* name, int lo, int hi, int64_t& pixels) {
+  int kilopixels = static_cast<int>(pixels / 1000);
+  WholeNumber(name, lo, hi, kilopixels);
+  pixels = int64_t{kilopixels} * 1000;
+}
+
 }  // namespace
 
 void ApplyDecoderEnv(GpuDecoderOptions& o) {
@@ -72,9 +79,7 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   if (const char* v = std::getenv("CONVEYOR_JPEG_OTHER_CHROMA")) {
     o.other_chroma = ParseOtherChromaRoute(v, "CONVEYOR_JPEG_OTHER_CHROMA");
   }
-  int hybrid_kilopixels = static_cast<int>(o.hybrid_huffman_threshold / 1000);
-  WholeNumber("CONVEYOR_JPEG_HYBRID_KPIXELS", 0, 1000000, hybrid_kilopixels);
-  o.hybrid_huffman_threshold = int64_t{hybrid_kilopixels} * 1000;
+  Kilopixels("CONVEYOR_JPEG_HYBRID_KPIXELS", 0, 1000000, o.hybrid_huffman_threshold);
   int progressive_kilopixels = -1;
   WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS", 0, 1000000, progressive_kilopixels);
   if (progressive_kilopixels >= 0) o.progressive_huffman_threshold = int64_t{progressive_kilopixels} * 1000;
@@ -94,25 +99,13 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
                               "never, got \"") + v + "\"");
     }
   }
-  int progressive_cpu_kilopixels = static_cast<int>(o.progressive_cpu_pixels / 1000);
-  WholeNumber("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, progressive_cpu_kilopixels);
-  o.progressive_cpu_pixels = int64_t{progressive_cpu_kilopixels} * 1000;
-  int image_kilopixels = static_cast<int>(o.engines_image_cost_px / 1000);
-  WholeNumber("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", 0, 100000, image_kilopixels);
-  o.engines_image_cost_px = int64_t{image_kilopixels} * 1000;
-  int call_kilopixels = static_cast<int>(o.engines_call_cost_px / 1000);
-  WholeNumber("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", 0, 1000000, call_kilopixels);
-  o.engines_call_cost_px = int64_t{call_kilopixels} * 1000;
-  int only_kilopixels = static_cast<int>(o.engines_only_pixels / 1000);
-  WholeNumber("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", 0, 1000000, only_kilopixels);
-  o.engines_only_pixels = int64_t{only_kilopixels} * 1000;
-  int shared_kilopixels = static_cast<int>(o.cuda_shared_pixels / 1000);
-  WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", 0, 1000000, shared_kilopixels);
-  o.cuda_shared_pixels = int64_t{shared_kilopixels} * 1000;
+  Kilopixels("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", 0, 1000000, o.progressive_cpu_pixels);
+  Kilopixels("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", 0, 100000, o.engines_image_cost_px);
+  Kilopixels("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", 0, 1000000, o.engines_call_cost_px);
+  Kilopixels("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", 0, 1000000, o.engines_only_pixels);
+  Kilopixels("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", 0, 1000000, o.cuda_shared_pixels);
   WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_STATES", 1, 16, o.cuda_shared_states);
-  int large_kilopixels = static_cast<int>(o.large_pixels / 1000);
-  WholeNumber("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, large_kilopixels);
-  o.large_pixels = int64_t{large_kilopixels} * 1000;
+  Kilopixels("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, o.large_pixels);
   if (const char* v = std::getenv("CONVEYOR_NVJPEG2K_PATH")) o.nvjpeg2k_path = v;
   if (const char* v = std::getenv("CONVEYOR_JPEG_HW_LOAD")) {
     char* end = nullptr;

@@ -117,12 +117,19 @@ TEST(ClipIndexCache, BuildsOncePerFileVersion) {
       << "a cached index is checked against each caller's limits";
 }
 
-TEST(DecoderPool, ReusesIdleDecodersAndClosesBeyondTheBound) {
-  const std::string dir = FreshTempDir("pool");
+// Three short H.264 files in `dir`, indexed (the DecoderPool tests' files).
+std::vector<std::shared_ptr<const ClipIndex>> ThreeIndexedFiles(const std::string& dir) {
   std::vector<std::shared_ptr<const ClipIndex>> indices;
   for (int f = 0; f < 3; ++f) {
-    indices.push_back(ClipIndexCache::Global().Get(Write(dir + "/" + std::to_string(f) + ".mkv", "h264", "mkv", 8), {}));
+    const std::string path = Write(dir + "/" + std::to_string(f) + ".mkv", "h264", "mkv", 8);
+    indices.push_back(ClipIndexCache::Global().Get(path, {}));
   }
+  return indices;
+}
+
+TEST(DecoderPool, ReusesIdleDecodersAndClosesBeyondTheBound) {
+  const std::string dir = FreshTempDir("pool");
+  const std::vector<std::shared_ptr<const ClipIndex>> indices = ThreeIndexedFiles(dir);
   DecoderPool pool(2, [&](int64_t file) {
     const auto& index = indices[static_cast<size_t>(file)];
     return OpenCpuClipDecoder(OpenByteSource(index->name), index, {}, {});
@@ -156,10 +163,7 @@ TEST(DecoderPool, ReusesIdleDecodersAndClosesBeyondTheBound) {
 // passes to the new file instead of another being created).
 TEST(DecoderPool, ClosesIdleDecodersBeforeOpeningAnotherFile) {
   const std::string dir = FreshTempDir("pool_trim");
-  std::vector<std::shared_ptr<const ClipIndex>> indices;
-  for (int f = 0; f < 3; ++f) {
-    indices.push_back(ClipIndexCache::Global().Get(Write(dir + "/" + std::to_string(f) + ".mkv", "h264", "mkv", 8), {}));
-  }
+  const std::vector<std::shared_ptr<const ClipIndex>> indices = ThreeIndexedFiles(dir);
   std::vector<int64_t> open_while_opening;
   DecoderPool* self = nullptr;
   DecoderPool pool(2, [&](int64_t file) {
