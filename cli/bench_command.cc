@@ -140,6 +140,8 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const double issue = ms(after.stage_issue_ns, before.stage_issue_ns);
   const double wait = ms(after.stage_gpu_wait_ns, before.stage_gpu_wait_ns);
   const double idle = ms(after.stage_idle_ns, before.stage_idle_ns);
+  const double cpu_wait = ms(after.stage_cpu_wait_ns, before.stage_cpu_wait_ns);
+  const bool cpu_thread = after.cpu_stage_thread;
   const std::string device(DeviceName(session.pipeline().graph().device()));
   const MemoryStatsSnapshot dev = MemoryStats::Get(MemoryKind::kDevice);
   const ops::GpuDecoderCounters decoders_end = ops::ProcessGpuDecoderCounters();
@@ -160,9 +162,11 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     std::snprintf(buf, sizeof(buf), " \"cpu_cores_busy\": %.2f,\n", cores);
     out << buf;
     std::snprintf(buf, sizeof(buf),
-                  " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, \"gpu_wait\": %.6f, "
-                  "\"idle\": %.6f},\n \"captures\": %lld, \"replays\": %lld,\n",
-                  cpu, issue, wait, idle, static_cast<long long>(after.captures - before.captures),
+                  " \"cpu_stage_thread\": %s,\n \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, "
+                  "\"gpu_wait\": %.6f, \"idle\": %.6f, \"issue_waits_for_cpu_stage\": %.6f},\n"
+                  " \"captures\": %lld, \"replays\": %lld,\n",
+                  cpu_thread ? "true" : "false", cpu, issue, wait, idle, cpu_wait,
+                  static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
     out << buf;
     if (!issue_parts.empty()) {
@@ -214,11 +218,16 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   std::snprintf(buf, sizeof(buf), "| samples/s | %.1f | %.1f | %.1f |\n", sorted.front(), median, sorted.back());
   out << buf;
   std::snprintf(buf, sizeof(buf), "\nCPU cores busy over the timed part (process CPU time / wall): %.2f\n", cores);
-  out << buf << "\n| stage, ms per iteration (timed part) | value |\n| --- | --- |\n";
+  out << buf << "\n| stage, ms per iteration (timed part" << (cpu_thread ? "; the CPU stage on its own thread" : "")
+      << ") | value |\n| --- | --- |\n";
   std::snprintf(buf, sizeof(buf),
                 "| CPU stage | %.3f |\n| GPU issue | %.3f |\n| GPU wait | %.3f |\n| idle (waiting for the consumer) | %.3f |\n",
                 cpu, issue, wait, idle);
   out << buf;
+  if (cpu_thread) {
+    std::snprintf(buf, sizeof(buf), "| issue waiting for the CPU stage | %.3f |\n", cpu_wait);
+    out << buf;
+  }
   if (!issue_parts.empty()) {
     out << "\n| GPU issue by part, ms per iteration | value |\n| --- | --- |\n";
     for (const auto& [name, v] : issue_parts) {

@@ -91,8 +91,8 @@ Layout ParseLayoutValue(const std::string& t) {
   }
 }
 
-const char* const kPipelineKeys[] = {"name",           "batch_size", "device", "device_id", "num_threads",
-                                     "prefetch_depth", "seed",       "graph_capture"};
+const char* const kPipelineKeys[] = {"name",           "batch_size", "device",        "device_id",       "num_threads",
+                                     "prefetch_depth", "seed",       "graph_capture", "cpu_stage_thread"};
 
 int PositiveInt(const std::string& key, const std::string& text, int min) {
   const int64_t v = ParseInt(text);
@@ -124,6 +124,8 @@ void SetPipelineField(PipelineSpec& spec, const std::string& key, const std::str
     spec.seed = static_cast<uint64_t>(v);
   } else if (key == "graph_capture") {
     spec.graph_capture = ParseBool(text);
+  } else if (key == "cpu_stage_thread") {
+    spec.cpu_stage_thread = ParseBool(text);
   } else {
     std::vector<std::string> keys(std::begin(kPipelineKeys), std::end(kPipelineKeys));
     throw ConfigError("unknown pipeline key \"" + key + "\"" + DidYouMean(key, keys) +

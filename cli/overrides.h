@@ -4,7 +4,7 @@
 // | key                       | sets                                                        |
 // |---------------------------|-------------------------------------------------------------|
 // | pipeline.batch_size       | batch_size (also name, device, device_id, num_threads,      |
-// |                           | prefetch_depth, seed, graph_capture)                        |
+// |                           | prefetch_depth, seed, graph_capture, cpu_stage_thread)      |
 // | NODE.ARG                  | argument ARG of node NODE, typed by the operator's schema   |
 //
 // Values are parsed with the target's type: `true`/`false`, integers, floats, dtype and layout

@@ -70,7 +70,8 @@ class Operator {
 
   // Checkpoints (docs/distributed.md): the state beyond (seed, iteration) that decides this node's
   // future batches — a reader's epoch and position — as one line of text; "" (the default) for
-  // stateless operators. Called by the executor on its stage thread between iterations.
+  // stateless operators. Called by the executor between this node's iterations (the thread that
+  // runs its stage).
   // RestoreCheckpoint (before the first iteration) takes a line CheckpointState wrote and throws
   // InvalidArgument naming what differs when it belongs to another configuration (dataset size,
   // shard); the default refuses any non-empty line.
@@ -78,8 +79,10 @@ class Operator {
   virtual void RestoreCheckpoint(const std::string& state);
   // Re-filling a batch (docs/executor.md): the executor redoes an iteration after a node threw
   // SampleRejected, and first puts every stateful node back where it was before that iteration's
-  // Setup — `state` is what CheckpointState returned then. Called on the stage thread, between
-  // iterations' work, with no Setup or Run of this node in flight. Default: RestoreCheckpoint.
+  // Setup — `state` is what CheckpointState returned then. With the CPU stage on its own thread
+  // (cpu_stage_thread, docs/executor.md) a node of the CPU stage may have run the Setups of later
+  // iterations since: the rewind undoes them all. Called by the executor with no Setup or Run of
+  // this node in flight. Default: RestoreCheckpoint.
   virtual void RewindIteration(const std::string& state) { RestoreCheckpoint(state); }
 
   // Wiring, once, after every operator of the pipeline exists: input `input` of this node reads

@@ -81,9 +81,14 @@ TbbThreadPool::~TbbThreadPool() = default;
 void TbbThreadPool::ParallelFor(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   // TBB propagates the first exception out of parallel_for and cancels the remaining chunks.
+  // Isolated: while the caller waits for its chunks it runs only those, not another thread's tasks
+  // in the same arena (the executor's CPU thread and a decoder's host work on the issue thread,
+  // docs/executor.md) — stealing one would make this call wait behind unrelated work.
   arena_.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, std::max<int64_t>(1, grain)),
-                      [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
+    tbb::this_task_arena::isolate([&] {
+      tbb::parallel_for(tbb::blocked_range<int64_t>(0, n, std::max<int64_t>(1, grain)),
+                        [&](const tbb::blocked_range<int64_t>& r) { fn(r.begin(), r.end()); });
+    });
   });
 }
 

@@ -10,9 +10,10 @@
 //   state reader dataset_size=1000 shard_id=0 num_shards=2 epoch=3 position=128
 //
 // The canonical YAML is ToYaml of the spec with what does not change the batches neutralised:
-// seed and batch_size (their own lines), device_id, num_threads, prefetch_depth, graph_capture, and the readers'
-// shard_id / num_shards (their state lines carry them). So a rank resumes on another GPU, with
-// another prefetch depth or thread count, but not with another graph, seed, shard or dataset.
+// seed and batch_size (their own lines), device_id, num_threads, prefetch_depth, graph_capture,
+// cpu_stage_thread, and the readers' shard_id / num_shards (their state lines carry them). So a
+// rank resumes on another GPU, with another prefetch depth or thread count, but not with another
+// graph, seed, shard or dataset.
 //
 // | function      | contract                                                                    |
 // |---------------|-----------------------------------------------------------------------------|

@@ -22,6 +22,7 @@ Executor::~Executor() {
   }
   state_->Notify();
   if (state_->thread.joinable()) state_->thread.join();
+  if (state_->issue_thread.joinable()) state_->issue_thread.join();
   // Outputs still held keep the state (and the buffers they reference) alive until released.
 }
 
@@ -34,16 +35,27 @@ void Executor::Start(int iterations) {
   ExecutorState* state = state_.get();
   // The plan was checked when the state's pool was made (a bad setting failed the build there).
   const ThreadCpus cpus = ProcessThreadCpus();
+  if (!state_->ahead) {
+    state_->thread = std::thread([state, cpus] {
+      ApplyThreadCpus(cpus);
+      state->Main();
+    });
+    return;
+  }
   state_->thread = std::thread([state, cpus] {
     ApplyThreadCpus(cpus);
-    state->Main();
+    state->CpuMain();
+  });
+  state_->issue_thread = std::thread([state, cpus] {
+    ApplyThreadCpus(cpus);
+    state->IssueMain();
   });
 }
 
 void Executor::Schedule() {
   {
     std::lock_guard<std::mutex> lock(state_->mu);
-    const int64_t claimed = state_->scheduled - state_->started;
+    const int64_t claimed = state_->scheduled - state_->taken;
     for (int src : state_->external_sources) {
       if (static_cast<int64_t>(state_->feeds[src].size()) <= claimed) {
         throw InvalidArgument("pipeline \"" + state_->graph.spec().name + "\": Run(): external_source node \"" +
@@ -106,7 +118,7 @@ int64_t Executor::FedAhead() const {
   for (int src : state_->external_sources) {
     const auto it = state_->feeds.find(src);
     const int64_t have = it == state_->feeds.end() ? 0 : static_cast<int64_t>(it->second.size());
-    ahead = std::min(ahead, have - (state_->scheduled - state_->started));
+    ahead = std::min(ahead, have - (state_->scheduled - state_->taken));
   }
   return ahead;
 }
@@ -122,8 +134,8 @@ void Executor::Resume(int64_t first_iteration, const std::vector<std::pair<std::
     }
     op->RestoreCheckpoint(state);
   }
-  state_->first_iteration = state_->scheduled = state_->started = state_->completed = state_->consumed =
-      first_iteration;
+  state_->first_iteration = state_->scheduled = state_->started = state_->taken = state_->issued =
+      state_->completed = state_->consumed = first_iteration;
 }
 
 Executor::Snapshot Executor::NextSnapshot() const {
@@ -131,9 +143,16 @@ Executor::Snapshot Executor::NextSnapshot() const {
   Snapshot snap;
   snap.iteration = state_->consumed;
   const auto it = state_->snapshots.find(state_->consumed);
-  // Not taken up yet: every earlier iteration was handed out, so none is running and the
-  // operators hold exactly its starting state.
-  const auto states = it != state_->snapshots.end() ? it->second : state_->SnapshotStates();
+  // Not taken up yet (or its GPU stage not started): every earlier iteration was handed out, so
+  // none is running and the operators (of the GPU stage) hold exactly its starting state.
+  std::vector<std::pair<int, std::string>> states;
+  if (it == state_->snapshots.end()) {
+    states = state_->SnapshotStates(true, true);
+  } else {
+    states = it->second.cpu;
+    const auto gpu = it->second.gpu_taken ? it->second.gpu : state_->SnapshotStates(false, true);
+    states.insert(states.end(), gpu.begin(), gpu.end());
+  }
   for (const auto& [node, state] : states) snap.states.emplace_back(state_->graph.node(node).name(), state);
   return snap;
 }
@@ -157,6 +176,8 @@ ExecutorCounters Executor::counters() const {
   c.stage_idle_ns = state_->stage_idle_ns.load();
   c.stage_cpu_ns = state_->stage_cpu_ns.load();
   c.stage_issue_ns = state_->stage_issue_ns.load();
+  c.stage_cpu_wait_ns = state_->stage_cpu_wait_ns.load();
+  c.cpu_stage_thread = state_->ahead;
   const auto& parts = state_->issue_part_ns;
   if (!state_->segments.empty()) {
     c.gpu_issue_parts.push_back({"consumer waits + staging", parts.front().load()});

@@ -1,6 +1,11 @@
 // Executor: runs a Graph iteration after iteration on a ring of `prefetch_depth` slots.
 //
-// One stage thread drives every iteration; the consumer calls Outputs() on its own thread.
+// The stage thread drives every iteration; the consumer calls Outputs() on its own thread. With
+// cpu_stage_thread (the spec's; off by default, docs/executor.md says why) the stage thread's two
+// halves run on two threads: a CPU thread runs the CPU stages of k, k+1, ... as
+// their slots free up, and an issue thread issues the GPU stage of each in order once its CPU stage
+// is done and completes it — so the CPU stage of k+1 also overlaps k's GPU stage *issue* (a mixed
+// operator's host work in RunGpu, executor_ahead.cc). The ordering rules below are the same.
 //
 //   stage thread   │ wait slot s free ─ host-wait gpu_done[s] of iteration k-D ─┐
 //                  │ CPU stage k (TBB arena: independent nodes as tasks,        │ D = prefetch_depth
@@ -84,6 +89,12 @@ struct ExecutorCounters {
   // launches, graph replays, the ready record).
   int64_t stage_cpu_ns = 0;
   int64_t stage_issue_ns = 0;
+  // cpu_stage_thread: whether the CPU stage runs on its own thread, ahead of the issuing one. Then
+  // stage_cpu_ns and stage_gpu_wait_ns are the CPU thread's, stage_issue_ns the issuing thread's,
+  // stage_idle_ns its waits for the consumer and stage_cpu_wait_ns its waits for a CPU stage (the
+  // CPU stage is the bottleneck); stage_work_ns sums both threads' work.
+  bool cpu_stage_thread = false;
+  int64_t stage_cpu_wait_ns = 0;
   // stage_issue_ns by part, in GPU order: "consumer waits + staging", one entry per GPU segment
   // (its nodes' names; captured segments marked "(captured)"), "ready record". Sums to about
   // stage_issue_ns (the parts' clock reads differ by nanoseconds).

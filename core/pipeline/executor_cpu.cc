@@ -53,7 +53,8 @@ void ExecutorState::RunCpuNode(int n, int64_t k, Slot& slot) {
 
 void ExecutorState::RunCpuStage(int64_t k, Slot& slot) {
   if (cpu_nodes.empty()) return;
-  if (cpu_nodes.size() == 1 || pool->num_threads() <= 1) {
+  ExecutorPool& stage_pool = cpu_pool ? *cpu_pool : *pool;
+  if (cpu_nodes.size() == 1 || stage_pool.num_threads() <= 1) {
     for (int n : cpu_nodes) RunCpuNode(n, k, slot);
     return;
   }
@@ -63,7 +64,7 @@ void ExecutorState::RunCpuStage(int64_t k, Slot& slot) {
   std::mutex error_mu;
   std::exception_ptr first_error;
   std::atomic<bool> cancelled{false};
-  pool->arena().execute([&] {
+  auto run_all = [&] {
     tbb::task_group group;
     std::function<void(int)> run_node = [&](int n) {
       if (cancelled.load()) return;
@@ -83,7 +84,10 @@ void ExecutorState::RunCpuStage(int64_t k, Slot& slot) {
       if (cpu_dep_count[n] == 0) group.run([&run_node, n] { run_node(n); });
     }
     group.wait();
-  });
+  };
+  // Isolated (as TbbThreadPool::ParallelFor): while it waits, the calling thread runs only this
+  // stage's tasks, not a decoder's host work the issue thread put in the same arena.
+  stage_pool.arena().execute([&] { tbb::this_task_arena::isolate(run_all); });
   if (first_error) std::rethrow_exception(first_error);
 }
 

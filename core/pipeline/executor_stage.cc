@@ -24,7 +24,9 @@ void ExecutorState::Main() {
       stage_mark = now;
       if (stop) return;
       k = started++;
-      snapshots[k] = SnapshotStates();  // before k's Setup: where a resume at k starts
+      taken = started;
+      // Before k's Setup: where a resume at k starts.
+      snapshots[k] = IterationSnapshot{SnapshotStates(true, true), {}, true};
       slot = &slots[k % depth];
       slot->busy = true;
       slot->done = false;
@@ -63,25 +65,30 @@ void ExecutorState::Main() {
       }
     }
     stage_work_ns.fetch_add(Nanos(stage_mark - work_from), std::memory_order_relaxed);
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      slot->error = error;
-      slot->done = true;
-      completed = k + 1;
-      if (error) {
-        failed = true;
-        failed_iteration = k;
-        failed_message = MessageOf(error);
-      }
-    }
-    Notify();
+    Complete(k, *slot, error);
   }
 }
 
-std::vector<std::pair<int, std::string>> ExecutorState::SnapshotStates() const {
+void ExecutorState::Complete(int64_t k, Slot& slot, const std::exception_ptr& error) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    slot.error = error;
+    slot.done = true;
+    completed = k + 1;
+    issued = k + 1;
+    if (error) {
+      failed = true;
+      failed_iteration = k;
+      failed_message = MessageOf(error);
+    }
+  }
+  Notify();
+}
+
+std::vector<std::pair<int, std::string>> ExecutorState::SnapshotStates(bool cpu_stage, bool gpu_stage) const {
   std::vector<std::pair<int, std::string>> states;
   for (size_t n = 0; n < ops.size(); ++n) {
-    if (!ops[n]) continue;
+    if (!ops[n] || !(cpu_side[n] ? cpu_stage : gpu_stage)) continue;
     std::string state = ops[n]->CheckpointState();
     if (!state.empty()) states.emplace_back(static_cast<int>(n), std::move(state));
   }
@@ -101,24 +108,19 @@ void ExecutorState::RewindIteration(int64_t k) {
   std::vector<std::pair<int, std::string>> states;
   {
     std::lock_guard<std::mutex> lock(mu);
-    states = snapshots.at(k);
+    states = snapshots.at(k).cpu;
   }
-  for (const auto& [n, state] : states) {
-    try {
-      ops[n]->RewindIteration(state);
-    } catch (...) {
-      RethrowWithContext(NodePrefix(graph.node(n), k) + "re-filling the batch: ");
-    }
-  }
+  RewindNodes(k, states);
 }
 
-void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
+int64_t ExecutorState::PrepareSlot(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming,
+                                   bool& thread_device_set) {
   int64_t waited = 0;
   if (has_gpu) {
     try {
-      if (!device_set) {
+      if (!thread_device_set) {
         CONVEYOR_CUDA_CHECK(cudaSetDevice(device));
-        device_set = true;
+        thread_device_set = true;
       }
       // The previous iteration in this slot must be done on the GPU before its staging buffers,
       // descriptors and captured graphs are touched again (see executor.h).
@@ -138,6 +140,21 @@ void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optiona
     slot.fed[src] = std::move(incoming[src]);
     incoming[src].reset();
   }
+  return waited;
+}
+
+void ExecutorState::RewindNodes(int64_t k, const std::vector<std::pair<int, std::string>>& states) {
+  for (const auto& [n, state] : states) {
+    try {
+      ops[n]->RewindIteration(state);
+    } catch (...) {
+      RethrowWithContext(NodePrefix(graph.node(n), k) + "re-filling the batch: ");
+    }
+  }
+}
+
+void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
+  const int64_t waited = PrepareSlot(k, slot, incoming, device_set);
   RunCpuStage(k, slot);
   // stage_cpu_ns: from the iteration's start (the ready check included, a GPU wait excluded).
   const auto issue_from = Clock::now();
@@ -193,7 +210,7 @@ void ExecutorState::BindCommon(Workspace& ws, const GraphNode& node, int64_t k, 
   ws.set_iteration(k);
   ws.set_seed(graph.spec().seed);
   ws.set_slot(slot.index);
-  ws.set_thread_pool(pool.get());
+  ws.set_thread_pool(cpu_pool && cpu_side[node.index] ? cpu_pool.get() : pool.get());
 }
 
 }  // namespace conveyor::pipeline_internal

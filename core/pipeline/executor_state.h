@@ -6,6 +6,7 @@
 //   ─────────────────────────┼──────────────────────────────────────────────────────────────────
 //   executor_state.cc        │ graph analysis (CPU order, segments, staged edges), slots, teardown
 //   executor_stage.cc        │ the stage thread: slot ring hand-off, RunIteration, BindCommon
+//   executor_ahead.cc        │ cpu_stage_thread: the CPU thread and the issue thread, their rewind
 //   executor_cpu.cc          │ the CPU stage (TBB arena, node tasks), CPU external sources
 //   executor_gpu.cc          │ the GPU stage: consumer waits, staging copies, eager nodes
 //   executor_captured.cc     │ captured segments: signature, capture, replay, in-graph copies
@@ -115,6 +116,8 @@ struct Slot {
   bool busy = false;    // from the start of its stage until released (or its error was reported)
   bool leased = false;  // its outputs are held by a PipelineOutputs
   bool done = false;    // its stage finished (outputs ready to hand out, or error)
+  bool cpu_done = false;  // cpu_stage_thread: its CPU stage finished (or failed: `error`)
+  int refills = 0;        // rejected samples this iteration re-filled (kMaxRefills)
   bool gpu_used = false;
   std::exception_ptr error;
   std::vector<std::vector<TensorListCPU>> cpu_out;  // [node][output]: host data (pinned when staged)
@@ -133,6 +136,16 @@ struct Slot {
   CaptureSignature scratch;               // reused every iteration: no per-iteration allocation
 };
 
+// Iteration k's stateful operators as they were before k's Setup (Operator::CheckpointState):
+// those of the CPU stage, taken when the CPU stage takes k up, and those of the GPU stage, taken
+// when its GPU stage starts (with cpu_stage_thread the two run on different threads; without, both
+// parts are taken at once and `gpu` stays empty).
+struct IterationSnapshot {
+  std::vector<std::pair<int, std::string>> cpu;
+  std::vector<std::pair<int, std::string>> gpu;
+  bool gpu_taken = false;
+};
+
 struct SlotLease {
   std::shared_ptr<ExecutorState> state;
   int slot = 0;
@@ -146,10 +159,29 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
 
   // executor_stage.cc
   void Main();
+  // Iteration k's stage finished (its outputs or `error` ready for Pop); wakes the waiters.
+  void Complete(int64_t k, Slot& slot, const std::exception_ptr& error);
+  // executor_ahead.cc (cpu_stage_thread): the CPU thread runs CPU stages ahead, up to the free
+  // slots; the issue thread issues the GPU stages in order and completes the iterations.
+  void CpuMain();
+  void IssueMain();
+  void RunCpuAhead(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming);
+  // A rejected sample in the GPU stage of k: pauses the CPU thread, waits for the device, puts
+  // every stateful node back to k's snapshot and has the CPU thread redo k and every later CPU
+  // stage it already ran.
+  void RewindAhead(int64_t k);
+  // Counts a re-fill of `slot`'s iteration k; throws once it passed kMaxRefills.
+  void CountRefill(Slot& slot, int64_t k, const SampleRejected& e);
   void RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming);
+  // Before a slot's CPU stage: makes the device current on this thread (once, `thread_device_set`),
+  // host-waits the slot's previous GPU work and moves in the iteration's fed batches. Returns the
+  // nanoseconds it waited for the GPU.
+  int64_t PrepareSlot(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming, bool& thread_device_set);
   // Re-filling a batch: waits for the GPU, then puts every stateful node back to iteration k's
   // snapshot (Operator::RewindIteration) so that RunIteration(k) can run again.
   void RewindIteration(int64_t k);
+  // Operator::RewindIteration of each (node, state), errors prefixed with the node and iteration k.
+  void RewindNodes(int64_t k, const std::vector<std::pair<int, std::string>>& states);
   // Rejected samples one iteration may re-fill before it fails (a decoder that rejects every
   // sample, or a reader that cannot skip, must not loop forever).
   static constexpr int kMaxRefills = 64;
@@ -194,10 +226,12 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   cuda::Stream copy;
   Graph graph;
   int depth = 1;
-  std::unique_ptr<ExecutorPool> pool;
+  std::unique_ptr<ExecutorPool> pool;      // the GPU stage's nodes (all nodes with one stage thread)
+  std::unique_ptr<ExecutorPool> cpu_pool;  // cpu_stage_thread: the CPU stage's nodes
   std::vector<std::unique_ptr<Operator>> ops;  // [node]; null for external sources
   std::vector<Segment> segments;
   std::vector<int> cpu_nodes;
+  std::vector<char> cpu_side;                    // [node]: runs in the CPU stage
   std::vector<int> cpu_dep_count;                // [node]: CPU producers it waits for
   std::vector<std::vector<int>> cpu_consumers;   // [node]: CPU nodes that wait for it
   std::vector<std::atomic<int>> cpu_pending;     // [node]: scratch for one CPU stage
@@ -222,14 +256,31 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   // for every iteration taken up but not yet handed out, the stateful operators' CheckpointState
   // as it was before that iteration's Setup — (node, state), taken under `mu` by the stage thread.
   int64_t first_iteration = 0;
-  std::map<int64_t, std::vector<std::pair<int, std::string>>> snapshots;
-  std::vector<std::pair<int, std::string>> SnapshotStates() const;  // executor_stage.cc
+  std::map<int64_t, IterationSnapshot> snapshots;
+  // executor_stage.cc: the (node, state) of every stateful operator of the CPU stage, the GPU
+  // stage, or both.
+  std::vector<std::pair<int, std::string>> SnapshotStates(bool cpu_stage, bool gpu_stage) const;
   bool stop = false;
   bool failed = false;
   int64_t failed_iteration = -1;
   std::string failed_message;
   std::map<int, std::deque<Fed>> feeds;
   std::thread thread;
+  // cpu_stage_thread (the spec's, when the pipeline has CPU nodes): `thread` runs
+  // CpuMain and `issue_thread` IssueMain. Under `mu`: `started` is then the CPU thread's next
+  // iteration, `issued` the issue thread's; `taken` every iteration whose fed batches were claimed
+  // (started may step back on a rewind, taken never does); `cpu_running` while the CPU thread
+  // is inside an iteration; `rewind_at` >= 0 holds it between iterations; `cpu_failed` after a
+  // CPU stage failed (the issue thread reports it in order).
+  bool ahead = false;
+  std::thread issue_thread;
+  int64_t issued = 0;
+  int64_t taken = 0;
+  bool cpu_running = false;
+  bool cpu_failed = false;
+  int64_t rewind_at = -1;
+  bool cpu_device_set = false;  // the CPU thread made `device` current
+  std::atomic<int64_t> stage_cpu_wait_ns{0};  // the issue thread waiting for a CPU stage
   std::atomic<int64_t> captures{0};
   std::atomic<int64_t> replays{0};
   // Bumped by Notify(): a spinning waiter re-checks its condition only when something changed.

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +29,8 @@ struct PipelineSpec {
   int prefetch_depth = 2;
   uint64_t seed = 0;
   bool graph_capture = false;
+  // The CPU stage on its own thread, ahead of the thread that issues the GPU stage (executor.h).
+  bool cpu_stage_thread = false;
   std::vector<std::string> plugins;  // absolute (or as given, for specs built in C++)
   std::vector<OpSpec> ops;           // in file order
   std::vector<std::string> outputs;  // output names of nodes
@@ -47,6 +48,7 @@ struct PipelineSpec {
     return a.name == b.name && a.batch_size == b.batch_size && a.device == b.device &&
            a.device_id == b.device_id && a.num_threads == b.num_threads &&
            a.prefetch_depth == b.prefetch_depth && a.seed == b.seed && a.graph_capture == b.graph_capture &&
+           a.cpu_stage_thread == b.cpu_stage_thread &&
            a.plugins == b.plugins && a.ops == b.ops && a.outputs == b.outputs && a.conditions == b.conditions;
   }
 };

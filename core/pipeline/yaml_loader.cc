@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopLevelKeys = {"pipeline", "plugins", "ops", "outputs"};
 const std::vector<std::string> kPipelineKeys = {"name",        "batch_size",     "device", "device_id",
-                                                "num_threads", "prefetch_depth", "seed",   "graph_capture"};
+                                                "num_threads", "prefetch_depth", "seed",   "graph_capture",
+                                                "cpu_stage_thread"};
 const std::vector<std::string> kOpKeys = {"op",      "name", "device",     "inputs",
                                           "outputs", "args", "enable", "probability"};
 
@@ -251,6 +252,8 @@ void Parser::ParsePipeline(const YAML::Node& node, PipelineSpec& spec) const {
       spec.seed = static_cast<uint64_t>(Int(v, what, 0));
     } else if (key == "graph_capture") {
       spec.graph_capture = Bool(v, what);
+    } else if (key == "cpu_stage_thread") {
+      spec.cpu_stage_thread = Bool(v, what);
     }
   }
 }

@@ -1,7 +1,7 @@
 // YAML → PipelineSpec. The format is DESIGN.md's:
 //
 //   pipeline: {name, batch_size, device: auto|cpu|gpu, device_id, num_threads, prefetch_depth,
-//              seed, graph_capture}
+//              seed, graph_capture, cpu_stage_thread}
 //   plugins: [libmy_ops.so]               # relative to the file; loaded while parsing
 //   ops:
 //     - {op, name, device: cpu|gpu|auto, inputs: [...], outputs: [...], args: {...},

@@ -36,8 +36,10 @@ void WholeNumber(const char* name, int lo, int hi, int& to) {
 }
 
 // A size given in kilopixels, whole, in [lo, hi]; stored in pixels.
+// Unset: `pixels` stays as it is (an option's value need not be whole kilopixels).
 void Kilopixels(const char* name, int lo, int hi, int64_t& pixels) {
-  int kilopixels = static_cast<int>(pixels / 1000);
+  if (std::getenv(name) == nullptr) return;
+  int kilopixels = 0;
   WholeNumber(name, lo, hi, kilopixels);
   pixels = int64_t{kilopixels} * 1000;
 }

@@ -108,6 +108,10 @@ OutputDescs ReaderOp::Setup(const Workspace& ws) {
     if (restored_) core_->Restore(*restored_);
     seeded_ = true;
   }
+  if (!checks_.empty()) {
+    std::lock_guard<std::mutex> lock(skipped_mutex_);
+    counted_.BeginSetup(core_->state());
+  }
   const std::vector<int64_t> batch = core_->NextBatch(ws.batch_size());
   files_.assign(batch.size(), OpenFile{});
   for (size_t i = 0; i < batch.size(); ++i) files_[i].index = batch[i];
@@ -182,12 +186,10 @@ void ReaderOp::RejectSample(int64_t index, const std::string& reason) {
 }
 
 void ReaderOp::RewindIteration(const std::string& state) {
-  {
-    std::lock_guard<std::mutex> lock(skipped_mutex_);
-    for (size_t at : counted_) --skipped_[at].times;
-    counted_.clear();
-  }
   RestoreCheckpoint(state);
+  // The redone Setups count their skips again.
+  std::lock_guard<std::mutex> lock(skipped_mutex_);
+  for (size_t at : counted_.TakeSince(State())) --skipped_[at].times;
 }
 
 std::string ReaderOp::LoadAndCheck(OpenFile& f, std::vector<uint8_t>& bytes) const {
@@ -211,10 +213,6 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
   std::vector<size_t> pending(files_.size());
   for (size_t i = 0; i < pending.size(); ++i) pending[i] = i;
   int64_t in_a_row = 0;  // rejections since the last file that passed (an upper bound: by rounds)
-  {
-    std::lock_guard<std::mutex> lock(skipped_mutex_);
-    counted_.clear();
-  }
   int64_t last_index = 0;
   std::string last_reason;
   while (!pending.empty()) {
@@ -236,7 +234,7 @@ void ReaderOp::ReadAndCheck(const Workspace& ws) {
       const auto [it, fresh] = skipped_at_.emplace(index, skipped_.size());
       if (fresh) skipped_.push_back(Skipped{dataset_.paths[static_cast<size_t>(index)], reasons[k], 0});
       ++skipped_[it->second].times;
-      counted_.push_back(it->second);
+      counted_.Add(it->second);
     }
     if (again.empty()) break;
     // A round where some file passed restarts the count. Any 2N draws in a row hold a whole epoch

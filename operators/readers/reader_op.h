@@ -33,6 +33,7 @@
 #include "core/op/operator.h"
 #include "core/op/schema.h"
 #include "operators/readers/dataset.h"
+#include "operators/readers/counted_skips.h"
 #include "operators/readers/read_ahead.h"
 #include "operators/readers/reader_core.h"
 
@@ -143,7 +144,7 @@ class ReaderOp : public Operator {
   mutable std::mutex skipped_mutex_;
   std::map<int64_t, size_t> skipped_at_;  // dataset index -> position in skipped_
   std::vector<Skipped> skipped_;
-  std::vector<size_t> counted_;             // positions in skipped_ the last Setup counted
+  CountedSkips counted_;                    // positions in skipped_ each recent Setup counted
   std::map<int64_t, std::string> rejected_;  // dataset index -> why its consumer rejected it
   std::optional<ReaderState> restored_;  // applied when the first Setup seeds the core
   std::unique_ptr<ReadAhead> read_ahead_;  // read_ahead: true, from the first Setup

@@ -120,7 +120,6 @@ void VideoReaderOp::BuildClips() {
     if (first_skipped.empty()) first_skipped = reason;
     CountSkip(entries_[e].path, reason);
   }
-  counted_.clear();
   if (clips_.size() == 0) {
     throw InvalidArgument(where_ + ": no clips: every one of the " + std::to_string(entries_.size()) +
                           " files was skipped (on_error: skip); the first: " + first_skipped);
@@ -136,7 +135,7 @@ void VideoReaderOp::CountSkip(const std::string& source, const std::string& reas
   auto [it, added] = skipped_at_.emplace(source, skipped_.size());
   if (added) skipped_.push_back(Skipped{source, reason, 0});
   ++skipped_[it->second].times;
-  counted_.push_back(it->second);
+  counted_.Add(it->second);
 }
 
 std::vector<Operator::Skipped> VideoReaderOp::SkippedSamples() const {
@@ -151,8 +150,11 @@ OutputDescs VideoReaderOp::Setup(const Workspace& ws) {
     if (restored_) core_->Restore(*restored_);
     seeded_ = true;
   }
+  {
+    std::lock_guard<std::mutex> lock(skipped_mutex_);
+    counted_.BeginSetup(core_->state());
+  }
   batch_ = core_->NextBatch(ws.batch_size());
-  counted_.clear();
   // on_error: skip: clips that failed before give way to the next ones of the stream.
   for (int64_t in_a_row = 0;;) {
     std::vector<size_t> again;
@@ -387,8 +389,8 @@ void VideoReaderOp::RestoreCheckpoint(const std::string& state) {
 void VideoReaderOp::RewindIteration(const std::string& state) {
   RestoreCheckpoint(state);
   std::lock_guard<std::mutex> lock(skipped_mutex_);
-  for (size_t k : counted_) --skipped_[k].times;  // the redo counts them again
-  counted_.clear();
+  for (size_t k : counted_.TakeSince(State())) --skipped_[k].times;  // the redone Setups count them again
+
 }
 
 }  // namespace conveyor::ops::video

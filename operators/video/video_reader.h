@@ -47,6 +47,7 @@
 
 #include "core/op/operator.h"
 #include "core/op/schema.h"
+#include "operators/readers/counted_skips.h"
 #include "operators/readers/reader_core.h"
 #include "operators/video/clip_list.h"
 #include "operators/video/cpu_decoder.h"
@@ -124,7 +125,7 @@ class VideoReaderOp final : public Operator {
   mutable std::mutex skipped_mutex_;
   std::vector<Skipped> skipped_;
   std::map<std::string, size_t> skipped_at_;  // source -> position in skipped_
-  std::vector<size_t> counted_;               // skips the last Setup counted (uncounted on a rewind)
+  ops::CountedSkips counted_;                 // skips each recent Setup counted (uncounted on a rewind)
   std::map<int64_t, std::string> rejected_;   // clip -> why it failed to decode
   // GPU backend.
   std::atomic<bool> gpu_{false};

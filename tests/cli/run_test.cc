@@ -135,7 +135,8 @@ TEST(CliRun, SetAndBatchSizeOverrideThePipeline) {
   const std::string out = d.dir + "/saved";
   // Batch 5 is the whole dataset; shuffled, its samples are a permutation of the files.
   const CliResult r = RunConveyor({"run", d.yaml, "--batch-size", "5", "--set", "reader.random_shuffle=true",
-                                   "--set", "pipeline.seed=7", "--save-outputs", out, "--no-progress"});
+                                   "--set", "pipeline.seed=7", "--set", "pipeline.cpu_stage_thread=true",
+                                   "--save-outputs", out, "--no-progress"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("batch 5, 1 iterations"));
   const std::vector<uint8_t> got = ReadNpy(out + "/arrays_000000.npy", DType::kUInt8, Shape{5, 4, 6, 3});
@@ -209,6 +210,8 @@ TEST(CliRun, SetErrorsNameTheKeyAndWhatWasExpected) {
   EXPECT_THAT(err("redaer.shard_id=1"), HasSubstr("no node named \"redaer\"; did you mean \"reader\"?"));
   EXPECT_THAT(err("pipeline.batch_sise=4"), HasSubstr("unknown pipeline key \"batch_sise\"; did you mean \"batch_size\"?"));
   EXPECT_THAT(err("pipeline.batch_size=0"), HasSubstr("pipeline.batch_size must be an integer >= 1, got 0"));
+  EXPECT_THAT(err("pipeline.cpu_stage_thread=yes"),
+              HasSubstr("--set pipeline.cpu_stage_thread=yes: expected bool, got \"yes\""));
   EXPECT_THAT(err("batch_size"), HasSubstr("--set batch_size: expected KEY=VALUE with KEY pipeline.FIELD or NODE.ARGUMENT"));
 }
 

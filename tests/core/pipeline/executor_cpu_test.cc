@@ -18,11 +18,18 @@ using ::testing::HasSubstr;
 using testing::PatternSize;
 using testing::PatternValue;
 
+// Every test runs twice: with one stage thread, and with the CPU stage on a thread of its own
+// handing each iteration to the issuing thread (cpu_stage_thread: true).
+class ExecutorCpu : public ::testing::TestWithParam<bool> {};
+
 std::string CpuYaml(const std::string& ops, const std::string& outputs, int prefetch = 2, int threads = 2,
                     int batch = 4) {
+  const bool ahead = ::testing::UnitTest::GetInstance()->current_test_info()->value_param() != nullptr &&
+                     ExecutorCpu::GetParam();
   return "pipeline: {name: cpu_test, batch_size: " + std::to_string(batch) +
          ", device: cpu, num_threads: " + std::to_string(threads) + ", prefetch_depth: " + std::to_string(prefetch) +
-         ", seed: 5}\nops:\n" + ops + "outputs: [" + outputs + "]\n";
+         ", seed: 5, cpu_stage_thread: " + (ahead ? "true" : "false") + "}\nops:\n" + ops + "outputs: [" + outputs +
+         "]\n";
 }
 
 void ExpectPattern(const TensorListCPU& list, int64_t iteration, int64_t min_size, int64_t max_size) {
@@ -37,7 +44,7 @@ void ExpectPattern(const TensorListCPU& list, int64_t iteration, int64_t min_siz
   }
 }
 
-TEST(ExecutorCpu, RunsIterationsInOrderWithCorrectOutputs) {
+TEST_P(ExecutorCpu, RunsIterationsInOrderWithCorrectOutputs) {
   Pipeline p = Pipeline::FromYaml(CpuYaml(
       "  - {op: testing.pattern, name: src, args: {min_size: 3, max_size: 40}, outputs: [x]}\n", "x", 3));
   p.Build();
@@ -57,7 +64,7 @@ TEST(ExecutorCpu, RunsIterationsInOrderWithCorrectOutputs) {
 
 // CONVEYOR_COUNTERS_AT_EXIT=1: a built pipeline says where its stage thread's time went on stderr
 // when destroyed (front ends without counters: Python, the C API); nothing without it.
-TEST(ExecutorCpu, CountersAtExitArePrintedOnlyWhenAsked) {
+TEST_P(ExecutorCpu, CountersAtExitArePrintedOnlyWhenAsked) {
   const std::string yaml =
       CpuYaml("  - {op: testing.pattern, name: src, args: {min_size: 3, max_size: 40, sleep_ms: 2}, outputs: [x]}\n", "x");
   auto run = [&] {
@@ -84,7 +91,7 @@ TEST(ExecutorCpu, CountersAtExitArePrintedOnlyWhenAsked) {
   EXPECT_GE(std::stod(said.substr(at + 10)), 1.9) << said;
 }
 
-TEST(ExecutorCpu, IndependentNodesRunConcurrently) {
+TEST_P(ExecutorCpu, IndependentNodesRunConcurrently) {
   testing::ClearTimeline();
   Pipeline p = Pipeline::FromYaml(CpuYaml(
       "  - {op: testing.pattern, name: a, args: {sleep_ms: 150, record: true}, outputs: [xa]}\n"
@@ -104,7 +111,7 @@ TEST(ExecutorCpu, IndependentNodesRunConcurrently) {
   EXPECT_LT(*b0, *a1);
 }
 
-TEST(ExecutorCpu, OperatorErrorSurfacesFromOutputsWithNodeOpAndIteration) {
+TEST_P(ExecutorCpu, OperatorErrorSurfacesFromOutputsWithNodeOpAndIteration) {
   Pipeline p = Pipeline::FromYaml(CpuYaml(
       "  - {op: testing.pattern, name: src, args: {fail_at: 3}, outputs: [x]}\n", "x", 2));
   p.Build();
@@ -132,7 +139,7 @@ TEST(ExecutorCpu, OperatorErrorSurfacesFromOutputsWithNodeOpAndIteration) {
   }
 }
 
-TEST(ExecutorCpu, DestroyedMidPrefetchWithoutHanging) {
+TEST_P(ExecutorCpu, DestroyedMidPrefetchWithoutHanging) {
   const MemoryStatsSnapshot before = MemoryStats::Get(MemoryKind::kHost);
   const auto start = std::chrono::steady_clock::now();
   {
@@ -156,7 +163,7 @@ TEST(ExecutorCpu, DestroyedMidPrefetchWithoutHanging) {
   EXPECT_EQ(MemoryStats::Get(MemoryKind::kHost).current_bytes, before.current_bytes);
 }
 
-TEST(ExecutorCpu, MisuseIsReportedInsteadOfBlocking) {
+TEST_P(ExecutorCpu, MisuseIsReportedInsteadOfBlocking) {
   Pipeline p = Pipeline::FromYaml(CpuYaml("  - {op: testing.pattern, name: src, outputs: [x]}\n", "x", 2));
   EXPECT_THROW(p.Run(), InvalidArgument);
   EXPECT_THROW(p.Outputs(), InvalidArgument);
@@ -182,7 +189,7 @@ TEST(ExecutorCpu, MisuseIsReportedInsteadOfBlocking) {
   EXPECT_THROW(o0.Cpu(0), InvalidArgument);  // released
 }
 
-TEST(ExecutorCpu, FeedsExternalSourceInOrder) {
+TEST_P(ExecutorCpu, FeedsExternalSourceInOrder) {
   Pipeline p = Pipeline::FromYaml(CpuYaml(
       "  - {op: external_source, name: in, args: {dtype: float32, ndim: 1}, outputs: [x]}\n", "x", 2, 2, 2));
   auto batch = [](float v) {
@@ -215,7 +222,7 @@ TEST(ExecutorCpu, FeedsExternalSourceInOrder) {
   }
 }
 
-TEST(ExecutorCpu, SteadyStateAllocatesNoHostMemory) {
+TEST_P(ExecutorCpu, SteadyStateAllocatesNoHostMemory) {
   Pipeline p = Pipeline::FromYaml(CpuYaml(
       "  - {op: testing.pattern, name: a, args: {min_size: 10, max_size: 3000}, outputs: [xa]}\n"
       "  - {op: testing.pattern, name: b, args: {min_size: 1, max_size: 50}, outputs: [xb]}\n",
@@ -231,6 +238,25 @@ TEST(ExecutorCpu, SteadyStateAllocatesNoHostMemory) {
   for (int i = 0; i < 50; ++i) step();
   EXPECT_EQ(MemoryStats::Get(MemoryKind::kHost).allocations, allocations);
 }
+
+TEST_P(ExecutorCpu, CountersSayWhetherTheCpuStageHasItsOwnThread) {
+  Pipeline p = Pipeline::FromYaml(CpuYaml("  - {op: testing.pattern, name: src, outputs: [x]}\n", "x", 2));
+  p.Build();
+  p.Outputs().Release();
+  EXPECT_EQ(p.counters().cpu_stage_thread, GetParam());
+  // Off unless asked for.
+  Pipeline plain = Pipeline::FromYaml(
+      "pipeline: {name: a, batch_size: 2, device: cpu}\nops:\n"
+      "  - {op: testing.pattern, name: src, outputs: [x]}\noutputs: [x]\n");
+  plain.Build();
+  plain.Outputs().Release();
+  EXPECT_FALSE(plain.counters().cpu_stage_thread);
+}
+
+INSTANTIATE_TEST_SUITE_P(StageThreads, ExecutorCpu, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "CpuStageThread" : "OneStageThread";
+                         });
 
 }  // namespace
 }  // namespace conveyor

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/pipeline/pipeline.h"
 #include "tests/operators/decoders/on_error_fixture.h"
+#include "tests/operators/decoders/stage_threads_fixture.h"
 
 namespace conveyor::testing {
 namespace {
@@ -256,6 +257,17 @@ TEST(OnError, RefilledIterationsAreReproducibleAndResumeExactly) {
     out.Release();
     resumed.Run();
   }
+}
+
+// With the CPU stage on its own thread (cpu_stage_thread: true; here the decoder runs in it, so the
+// CPU thread redoes the iteration itself) the re-filled batches are the ones one thread makes, the
+// skips counted as often, and a checkpoint taken there resumes to the same batches. Prefetch 3: the
+// CPU stage runs up to two iterations ahead of the thread that completes them.
+TEST(OnError, TheCpuStageOnItsOwnThreadRefillsTheSameBatches) {
+  const OnErrorDataset ds = MakeOnErrorDataset(
+      20, {{3, Damage::kMarkerInEntropy}, {12, Damage::kMarkerInEntropy}, {7, Damage::kTruncatedJpeg}});
+  const std::string yaml = Yaml(ds.root, "decoders.image_random_crop", "skip", 6, /*shuffle=*/true, /*prefetch=*/3);
+  EXPECT_EQ(ExpectStageThreadsAgree(yaml, /*iterations=*/12, /*checkpoint_at=*/5), 2);
 }
 
 // Every file passes the reader's check and fails the decode: each redo rejects one more, until the

@@ -159,6 +159,22 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
   }
 }
 
+// An unset kilopixel switch leaves the option exactly as it was: the operator's pixel arguments
+// (shared_state_threshold: 1, hybrid_huffman_threshold: 1500) are not rounded to whole kilopixels
+// in the CLI and the tests, where this hook runs on every decoder (it once made them 0 and 1000).
+TEST(DecoderEnv, UnsetKilopixelSwitchesKeepPixelValues) {
+  GpuDecoderOptions options;
+  options.cuda_shared_pixels = 1;
+  options.hybrid_huffman_threshold = 1500;
+  options.progressive_cpu_pixels = 999;
+  options.engines_only_pixels = 2'000'001;
+  ApplyDecoderEnv(options);
+  EXPECT_EQ(options.cuda_shared_pixels, 1);
+  EXPECT_EQ(options.hybrid_huffman_threshold, 1500);
+  EXPECT_EQ(options.progressive_cpu_pixels, 999);
+  EXPECT_EQ(options.engines_only_pixels, 2'000'001);
+}
+
 // Good values land in the options; unset switches leave them alone.
 TEST(DecoderEnv, ValuesReachTheOptions) {
   GpuDecoderOptions options;

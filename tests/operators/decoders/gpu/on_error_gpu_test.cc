@@ -18,6 +18,7 @@
 #include "core/tensor/copy.h"
 #include "tests/operators/decoders/gpu/gpu_cpu_compare.h"
 #include "tests/operators/decoders/on_error_fixture.h"
+#include "tests/operators/decoders/stage_threads_fixture.h"
 #include "tests/util/gpu_test.h"
 
 namespace conveyor::testing {
@@ -146,6 +147,26 @@ TEST(OnErrorGpu, SkipReplacesDamageOnlyTheDecodeFinds) {
       const ExecutorCounters c = RunSkipAndCheck(ds, decoder, capture, /*batch=*/9, /*iterations=*/10);
       EXPECT_EQ(c.refilled_iterations, 2) << "one per PNG, the first time it is met";
     }
+  }
+}
+
+// The CPU stage on its own thread (cpu_stage_thread: true) and a sample rejected in the
+// GPU stage (damaged deflate data: the GPU decoder's CPU path fails after the batch was fixed): the
+// CPU stage has already run one or two iterations further (prefetch 3), so the issue thread holds
+// it, puts the reader back to the rejected iteration's start and has both redone. The batches,
+// the skips counted and the re-fills are those of one stage thread; a checkpoint taken with the
+// CPU stage ahead resumes to the same batches. Eager and captured.
+TEST(OnErrorGpu, TheCpuStageAheadRedoesWhatItRanPastARejectedSample) {
+  CONVEYOR_REQUIRE_GPU();
+  const OnErrorDataset ds = MakeOnErrorDataset(
+      30, {{4, Damage::kDeflateInPng}, {14, Damage::kDeflateInPng}, {17, Damage::kFlippedJpegMarker}},
+      "on_error_gpu_ahead");
+  for (bool capture : {false, true}) {
+    SCOPED_TRACE(capture ? "captured" : "eager");
+    std::string yaml = Yaml(ds.root, "decoders.image", "skip", 9, /*shuffle=*/true, capture);
+    yaml.replace(yaml.find("prefetch_depth: 2"), 17, "prefetch_depth: 3");
+    EXPECT_EQ(ExpectStageThreadsAgree(yaml, /*iterations=*/10, /*checkpoint_at=*/4), 2)
+        << "one per PNG, the first time it is met";
   }
 }
 
