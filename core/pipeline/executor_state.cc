@@ -59,6 +59,18 @@ std::string MessageOf(const std::exception_ptr& error) {
   }
 }
 
+int CpuStageThreads(int num_threads) {
+  const char* env = std::getenv("CONVEYOR_CPU_STAGE_THREADS");
+  if (env == nullptr || *env == '\0') return std::max(1, num_threads);
+  char* end = nullptr;
+  const long v = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || v < 1 || v > 1024) {
+    throw ConfigError(std::string("CONVEYOR_CPU_STAGE_THREADS: expected a whole number from 1 to 1024, got \"") +
+                      env + "\"");
+  }
+  return static_cast<int>(v);
+}
+
 size_t GraphCopyMaxBytes() {
   const char* env = std::getenv("CONVEYOR_GRAPH_COPY_MAX_BYTES");
   if (env == nullptr || *env == '\0') return kGraphCopyMaxBytes;
@@ -186,7 +198,7 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   // decoder has its own thread pool): in the GPU stage's arena the CPU stage of k+1 and the JPEG
   // decoder's host work of k took each other's workers, and the iteration got no shorter (H200:
   // CPU stage 1.7 -> 8.8 ms, GPU issue 24.7 -> 26.5 ms).
-  if (ahead) cpu_pool = std::make_unique<ExecutorPool>(std::max(1, spec.num_threads));
+  if (ahead) cpu_pool = std::make_unique<ExecutorPool>(CpuStageThreads(spec.num_threads));
   ops.resize(nodes.size());
   for (const GraphNode& node : nodes) {
     if (node.op() == kExternalSourceOp) continue;

@@ -73,6 +73,10 @@ inline const void* DeviceBase(const TensorListGPU& list) { return list.buffer().
 // CONVEYOR_GRAPH_COPY_MAX_BYTES (0: never; a tuning and benchmarking knob).
 inline constexpr size_t kGraphCopyMaxBytes = size_t(256) << 10;
 size_t GraphCopyMaxBytes();
+// The CPU stage's arena with cpu_stage_thread: num_threads, or CONVEYOR_CPU_STAGE_THREADS (a tuning
+// and benchmarking knob: 1 runs the CPU stage on its own thread alone, taking no TBB worker from the
+// GPU stage's arena). Throws ConfigError for a value that is not 1-1024.
+int CpuStageThreads(int num_threads);
 
 // Bytes an in-graph staged copy moves: the batch's, at least 16 (a memcpy node cannot be empty;
 // both buffers hold at least 256 bytes, staging.h).

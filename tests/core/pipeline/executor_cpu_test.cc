@@ -253,6 +253,37 @@ TEST_P(ExecutorCpu, CountersSayWhetherTheCpuStageHasItsOwnThread) {
   EXPECT_FALSE(plain.counters().cpu_stage_thread);
 }
 
+// CONVEYOR_CPU_STAGE_THREADS sizes the CPU stage's own arena (cpu_stage_thread): 1 runs the
+// CPU stage on its thread alone, with the same batches; anything but 1-1024 fails the build naming it.
+TEST(ExecutorCpuStageThreads, SizeFromTheEnvironment) {
+  const std::string yaml =
+      "pipeline: {name: t, batch_size: 4, device: cpu, num_threads: 3, seed: 5, cpu_stage_thread: true}\nops:\n"
+      "  - {op: testing.pattern, name: a, args: {min_size: 3, max_size: 40}, outputs: [xa]}\n"
+      "  - {op: testing.pattern, name: b, args: {min_size: 1, max_size: 9}, outputs: [xb]}\noutputs: [xa, xb]\n";
+  ASSERT_EQ(::setenv("CONVEYOR_CPU_STAGE_THREADS", "1", 1), 0);
+  {
+    Pipeline p = Pipeline::FromYaml(yaml);
+    p.Build();
+    for (int64_t k = 0; k < 6; ++k) {
+      PipelineOutputs out = p.Outputs();
+      ExpectPattern(out.Cpu(out.Index("xa")), k, 3, 40);
+      out.Release();
+      p.Run();
+    }
+  }
+  for (const char* bad : {"0", "many", "2000", ""}) {
+    ASSERT_EQ(::setenv("CONVEYOR_CPU_STAGE_THREADS", bad, 1), 0);
+    if (*bad == '\0') continue;  // empty: the default
+    Pipeline p = Pipeline::FromYaml(yaml);
+    EXPECT_THAT([&] { p.Build(); },
+                ::testing::ThrowsMessage<ConfigError>(
+                    HasSubstr(std::string("CONVEYOR_CPU_STAGE_THREADS: expected a whole number from 1 to 1024, got \"") +
+                              bad + "\"")))
+        << bad;
+  }
+  ::unsetenv("CONVEYOR_CPU_STAGE_THREADS");
+}
+
 INSTANTIATE_TEST_SUITE_P(StageThreads, ExecutorCpu, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "CpuStageThread" : "OneStageThread";
