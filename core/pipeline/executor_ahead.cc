@@ -36,7 +36,7 @@ void ExecutorState::CpuMain() {
     {
       std::unique_lock<std::mutex> lock(mu);
       Await(lock, [&] {
-        return stop || (!failed && !cpu_failed && rewind_at < 0 && started < scheduled &&
+        return stop || (!failed && !cpu_failed && !rewinding && started < scheduled &&
                         !slots[started % depth].busy);
       });
       if (stop) return;
@@ -171,7 +171,7 @@ void ExecutorState::RewindAhead(int64_t k) {
   std::vector<std::pair<int, std::string>> states;
   {
     std::unique_lock<std::mutex> lock(mu);
-    rewind_at = k;
+    rewinding = true;
     Await(lock, [&] { return stop || !cpu_running; });
     if (stop) throw Error(IterationPrefix(k) + "re-filling the batch: the pipeline is shutting down");
     until = started;  // the CPU stages of k .. until - 1 ran
@@ -199,7 +199,7 @@ void ExecutorState::RewindAhead(int64_t k) {
     }
     started = k;
     cpu_failed = false;
-    rewind_at = -1;
+    rewinding = false;
   }
   Notify();
 }

@@ -258,7 +258,8 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   int64_t consumed = 0;   // iterations handed to the consumer
   // Checkpoints: the index of the first iteration (a resumed run continues the RNG's counter), and
   // for every iteration taken up but not yet handed out, the stateful operators' CheckpointState
-  // as it was before that iteration's Setup — (node, state), taken under `mu` by the stage thread.
+  // as it was before that iteration's Setup — (node, state), taken under `mu` by the thread that
+  // takes the iteration up (with cpu_stage_thread the GPU stage's part when its GPU stage starts).
   int64_t first_iteration = 0;
   std::map<int64_t, IterationSnapshot> snapshots;
   // executor_stage.cc: the (node, state) of every stateful operator of the CPU stage, the GPU
@@ -274,7 +275,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   // CpuMain and `issue_thread` IssueMain. Under `mu`: `started` is then the CPU thread's next
   // iteration, `issued` the issue thread's; `taken` every iteration whose fed batches were claimed
   // (started may step back on a rewind, taken never does); `cpu_running` while the CPU thread
-  // is inside an iteration; `rewind_at` >= 0 holds it between iterations; `cpu_failed` after a
+  // is inside an iteration; `rewinding` holds it between iterations; `cpu_failed` after a
   // CPU stage failed (the issue thread reports it in order).
   bool ahead = false;
   std::thread issue_thread;
@@ -282,7 +283,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   int64_t taken = 0;
   bool cpu_running = false;
   bool cpu_failed = false;
-  int64_t rewind_at = -1;
+  bool rewinding = false;
   bool cpu_device_set = false;  // the CPU thread made `device` current
   std::atomic<int64_t> stage_cpu_wait_ns{0};  // the issue thread waiting for a CPU stage
   std::atomic<int64_t> captures{0};
