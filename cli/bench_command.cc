@@ -162,10 +162,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
     std::snprintf(buf, sizeof(buf), " \"cpu_cores_busy\": %.2f,\n", cores);
     out << buf;
     std::snprintf(buf, sizeof(buf),
-                  " \"cpu_stage_thread\": %s,\n \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, "
+                  " \"cpu_stage_thread\": %s, \"cpu_stage_ahead_share\": %.3f,\n"
+                  " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, "
                   "\"gpu_wait\": %.6f, \"idle\": %.6f, \"issue_waits_for_cpu_stage\": %.6f},\n"
                   " \"captures\": %lld, \"replays\": %lld,\n",
-                  cpu_thread ? "true" : "false", cpu, issue, wait, idle, cpu_wait,
+                  cpu_thread ? "true" : "false",
+                  static_cast<double>(after.cpu_stage_ahead_iterations - before.cpu_stage_ahead_iterations) / its,
+                  cpu, issue, wait, idle, cpu_wait,
                   static_cast<long long>(after.captures - before.captures),
                   static_cast<long long>(after.replays - before.replays));
     out << buf;

@@ -125,7 +125,13 @@ void SetPipelineField(PipelineSpec& spec, const std::string& key, const std::str
   } else if (key == "graph_capture") {
     spec.graph_capture = ParseBool(text);
   } else if (key == "cpu_stage_thread") {
-    spec.cpu_stage_thread = ParseBool(text);
+    if (text == "auto") {
+      spec.cpu_stage_thread = PipelineSpec::StageThread::kAuto;
+    } else if (text == "true" || text == "True" || text == "1" || text == "false" || text == "False" || text == "0") {
+      spec.cpu_stage_thread = ParseBool(text) ? PipelineSpec::StageThread::kOn : PipelineSpec::StageThread::kOff;
+    } else {
+      throw ConfigError("expected true, false or auto, got \"" + text + "\"");
+    }
   } else {
     std::vector<std::string> keys(std::begin(kPipelineKeys), std::end(kPipelineKeys));
     throw ConfigError("unknown pipeline key \"" + key + "\"" + DidYouMean(key, keys) +

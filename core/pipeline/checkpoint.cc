@@ -29,7 +29,7 @@ PipelineSpec Canonical(const PipelineSpec& spec) {
   c.num_threads = 1;
   c.prefetch_depth = 1;
   c.graph_capture = false;
-  c.cpu_stage_thread = false;
+  c.cpu_stage_thread = PipelineSpec::StageThread::kAuto;
   for (OpSpec& op : c.ops) {
     if (op.HasArg("shard_id")) op.SetArg("shard_id", ArgValue(int64_t{0}));
     if (op.HasArg("num_shards")) op.SetArg("num_shards", ArgValue(int64_t{1}));

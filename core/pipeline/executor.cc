@@ -177,6 +177,7 @@ ExecutorCounters Executor::counters() const {
   c.stage_cpu_ns = state_->stage_cpu_ns.load();
   c.stage_issue_ns = state_->stage_issue_ns.load();
   c.stage_cpu_wait_ns = state_->stage_cpu_wait_ns.load();
+  c.cpu_stage_ahead_iterations = state_->cpu_stage_ahead_iterations.load();
   c.cpu_stage_thread = state_->ahead;
   const auto& parts = state_->issue_part_ns;
   if (!state_->segments.empty()) {

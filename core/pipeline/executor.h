@@ -1,7 +1,7 @@
 // Executor: runs a Graph iteration after iteration on a ring of `prefetch_depth` slots.
 //
 // The stage thread drives every iteration; the consumer calls Outputs() on its own thread. With
-// cpu_stage_thread (the spec's; off by default, docs/executor.md says why) the stage thread's two
+// cpu_stage_thread (the spec's; by default on when there are both stages, docs/executor.md) the stage thread's two
 // halves run on two threads: a CPU thread runs the CPU stages of k, k+1, ... as
 // their slots free up, and an issue thread issues the GPU stage of each in order once its CPU stage
 // is done and completes it — so the CPU stage of k+1 also overlaps k's GPU stage *issue* (a mixed
@@ -95,6 +95,8 @@ struct ExecutorCounters {
   // CPU stage is the bottleneck); stage_work_ns sums both threads' work.
   bool cpu_stage_thread = false;
   int64_t stage_cpu_wait_ns = 0;
+  // CPU stages run in the CPU stage's smaller arena: their thread had waited for a slot (executor_state.h).
+  int64_t cpu_stage_ahead_iterations = 0;
   // stage_issue_ns by part, in GPU order: "consumer waits + staging", one entry per GPU segment
   // (its nodes' names; captured segments marked "(captured)"), "ready record". Sums to about
   // stage_issue_ns (the parts' clock reads differ by nanoseconds).

@@ -35,11 +35,17 @@ void ExecutorState::CpuMain() {
     Slot* slot = nullptr;
     {
       std::unique_lock<std::mutex> lock(mu);
-      Await(lock, [&] {
+      auto ready = [&] {
         return stop || (!failed && !cpu_failed && !rewinding && started < scheduled &&
                         !slots[started % depth].busy);
-      });
+      };
+      const bool waited = !ready();
+      Await(lock, ready);
       if (stop) return;
+      // Ahead of the issue thread (or the consumer): the smaller arena.
+      const bool light = waited && cpu_pool_ahead != nullptr;
+      cpu_stage_pool = light ? cpu_pool_ahead.get() : cpu_pool.get();
+      if (light) cpu_stage_ahead_iterations.fetch_add(1, std::memory_order_relaxed);
       k = started++;
       const bool fresh = k == taken;  // else redone after a rewind: its batches are in the slot
       if (fresh) taken = k + 1;

@@ -53,7 +53,7 @@ void ExecutorState::RunCpuNode(int n, int64_t k, Slot& slot) {
 
 void ExecutorState::RunCpuStage(int64_t k, Slot& slot) {
   if (cpu_nodes.empty()) return;
-  ExecutorPool& stage_pool = cpu_pool ? *cpu_pool : *pool;
+  ExecutorPool& stage_pool = cpu_stage_pool != nullptr ? *cpu_stage_pool : *pool;
   if (cpu_nodes.size() == 1 || stage_pool.num_threads() <= 1) {
     for (int n : cpu_nodes) RunCpuNode(n, k, slot);
     return;

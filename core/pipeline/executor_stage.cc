@@ -210,7 +210,7 @@ void ExecutorState::BindCommon(Workspace& ws, const GraphNode& node, int64_t k, 
   ws.set_iteration(k);
   ws.set_seed(graph.spec().seed);
   ws.set_slot(slot.index);
-  ws.set_thread_pool(cpu_pool && cpu_side[node.index] ? cpu_pool.get() : pool.get());
+  ws.set_thread_pool(cpu_side[node.index] && cpu_stage_pool != nullptr ? cpu_stage_pool : pool.get());
 }
 
 }  // namespace conveyor::pipeline_internal

@@ -1,5 +1,6 @@
 // Executor state: graph analysis (CPU node order, captured segments, staged edges and which
 // segment may copy them in its graph), the slots, and teardown. Helpers shared by the stage files.
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -59,16 +60,16 @@ std::string MessageOf(const std::exception_ptr& error) {
   }
 }
 
-int CpuStageThreads(int num_threads) {
+CpuStageSizes CpuStageThreads(int num_threads) {
   const char* env = std::getenv("CONVEYOR_CPU_STAGE_THREADS");
-  if (env == nullptr || *env == '\0') return std::max(1, num_threads);
+  if (env == nullptr || *env == '\0') return {std::max(1, num_threads), std::max(1, num_threads / 4)};
   char* end = nullptr;
   const long v = std::strtol(env, &end, 10);
   if (end == env || *end != '\0' || v < 1 || v > 1024) {
     throw ConfigError(std::string("CONVEYOR_CPU_STAGE_THREADS: expected a whole number from 1 to 1024, got \"") +
                       env + "\"");
   }
-  return static_cast<int>(v);
+  return {static_cast<int>(v), static_cast<int>(v)};
 }
 
 size_t GraphCopyMaxBytes() {
@@ -146,9 +147,13 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   cpu_pending = std::vector<std::atomic<int>>(nodes.size());
   cpu_side.assign(nodes.size(), 0);
   for (int n : cpu_nodes) cpu_side[n] = 1;
-  // Two stage threads where asked for and there is a CPU stage (a CPU-only pipeline then hands each
-  // iteration from one thread to the other: no use but for tests).
-  ahead = !cpu_nodes.empty() && spec.cpu_stage_thread;
+  // Two stage threads where there is a CPU stage and either a GPU stage (auto) or they were asked
+  // for (a CPU-only pipeline then hands each iteration from one thread to the other: no use but
+  // for tests).
+  const bool gpu_stage = std::any_of(nodes.begin(), nodes.end(),
+                                     [](const GraphNode& node) { return node.device == Device::kGpu; });
+  ahead = !cpu_nodes.empty() && (spec.cpu_stage_thread == PipelineSpec::StageThread::kOn ||
+                                 (spec.cpu_stage_thread == PipelineSpec::StageThread::kAuto && gpu_stage));
 
   // Runs of consecutive capturable GPU nodes (in GPU order; the CPU stage runs before all of them).
   for (const GraphNode& node : nodes) {
@@ -198,7 +203,15 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   // decoder has its own thread pool): in the GPU stage's arena the CPU stage of k+1 and the JPEG
   // decoder's host work of k took each other's workers, and the iteration got no shorter (H200:
   // CPU stage 1.7 -> 8.8 ms, GPU issue 24.7 -> 26.5 ms).
-  if (ahead) cpu_pool = std::make_unique<ExecutorPool>(CpuStageThreads(spec.num_threads));
+  // When the CPU stage runs ahead (its thread waited for a slot), a smaller arena: the H200's
+  // realistic set +5.6% and the uniform set +8% at 2 of 8 threads, against +2.9% and +1.7% with all
+  // 8 (docs/executor.md); a CPU stage the issue thread waits for keeps them all.
+  if (ahead) {
+    const CpuStageSizes sizes = CpuStageThreads(spec.num_threads);
+    cpu_pool = std::make_unique<ExecutorPool>(sizes.behind);
+    if (sizes.ahead != sizes.behind) cpu_pool_ahead = std::make_unique<ExecutorPool>(sizes.ahead);
+    cpu_stage_pool = cpu_pool.get();
+  }
   ops.resize(nodes.size());
   for (const GraphNode& node : nodes) {
     if (node.op() == kExternalSourceOp) continue;

@@ -73,10 +73,16 @@ inline const void* DeviceBase(const TensorListGPU& list) { return list.buffer().
 // CONVEYOR_GRAPH_COPY_MAX_BYTES (0: never; a tuning and benchmarking knob).
 inline constexpr size_t kGraphCopyMaxBytes = size_t(256) << 10;
 size_t GraphCopyMaxBytes();
-// The CPU stage's arena with cpu_stage_thread: num_threads, or CONVEYOR_CPU_STAGE_THREADS (a tuning
-// and benchmarking knob: 1 runs the CPU stage on its own thread alone, taking no TBB worker from the
-// GPU stage's arena). Throws ConfigError for a value that is not 1-1024.
-int CpuStageThreads(int num_threads);
+// The CPU stage's arenas with cpu_stage_thread: `behind` (num_threads) for an iteration the issue
+// thread may be waiting for, `ahead` (num_threads / 4, at least 1) for one taken up after the CPU
+// thread had to wait for a slot — it is ahead, and the cores go to the GPU stage's host work (the
+// JPEG decoder's). Both CONVEYOR_CPU_STAGE_THREADS where set (a tuning and benchmarking knob: 1
+// runs the CPU stage on its own thread alone). Throws ConfigError for a value that is not 1-1024.
+struct CpuStageSizes {
+  int behind = 1;
+  int ahead = 1;
+};
+CpuStageSizes CpuStageThreads(int num_threads);
 
 // Bytes an in-graph staged copy moves: the batch's, at least 16 (a memcpy node cannot be empty;
 // both buffers hold at least 256 bytes, staging.h).
@@ -231,7 +237,11 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   Graph graph;
   int depth = 1;
   std::unique_ptr<ExecutorPool> pool;      // the GPU stage's nodes (all nodes with one stage thread)
-  std::unique_ptr<ExecutorPool> cpu_pool;  // cpu_stage_thread: the CPU stage's nodes
+  // cpu_stage_thread: the CPU stage's arenas (CpuStageSizes; one when both sizes agree), and the one
+  // the CPU thread chose for the stage it runs (read only for the CPU stage's nodes).
+  std::unique_ptr<ExecutorPool> cpu_pool;
+  std::unique_ptr<ExecutorPool> cpu_pool_ahead;
+  ExecutorPool* cpu_stage_pool = nullptr;
   std::vector<std::unique_ptr<Operator>> ops;  // [node]; null for external sources
   std::vector<Segment> segments;
   std::vector<int> cpu_nodes;
@@ -286,6 +296,7 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   bool rewinding = false;
   bool cpu_device_set = false;  // the CPU thread made `device` current
   std::atomic<int64_t> stage_cpu_wait_ns{0};  // the issue thread waiting for a CPU stage
+  std::atomic<int64_t> cpu_stage_ahead_iterations{0};  // CPU stages run in the smaller arena
   std::atomic<int64_t> captures{0};
   std::atomic<int64_t> replays{0};
   // Bumped by Notify(): a spinning waiter re-checks its condition only when something changed.

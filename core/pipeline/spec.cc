@@ -48,8 +48,10 @@ std::string ToYaml(const PipelineSpec& spec) {
     << "  prefetch_depth: " << spec.prefetch_depth << "\n"
     << "  seed: " << spec.seed << "\n"
     << "  graph_capture: " << (spec.graph_capture ? "true" : "false") << "\n";
-  // Written only when on: checkpoints fingerprint this text, and the key came after them.
-  if (spec.cpu_stage_thread) y << "  cpu_stage_thread: true\n";
+  // Written only when not auto: checkpoints fingerprint this text, and the key came after them.
+  if (spec.cpu_stage_thread != PipelineSpec::StageThread::kAuto) {
+    y << "  cpu_stage_thread: " << (spec.cpu_stage_thread == PipelineSpec::StageThread::kOn ? "true" : "false") << "\n";
+  }
   y << "plugins: " << StrList(spec.plugins) << "\n";
   y << "ops:\n";
   for (const OpSpec& op : spec.ops) {

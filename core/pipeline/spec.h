@@ -30,7 +30,9 @@ struct PipelineSpec {
   uint64_t seed = 0;
   bool graph_capture = false;
   // The CPU stage on its own thread, ahead of the thread that issues the GPU stage (executor.h).
-  bool cpu_stage_thread = false;
+  // kAuto: on when the pipeline has both a CPU and a GPU stage.
+  enum class StageThread { kAuto, kOn, kOff };
+  StageThread cpu_stage_thread = StageThread::kAuto;
   std::vector<std::string> plugins;  // absolute (or as given, for specs built in C++)
   std::vector<OpSpec> ops;           // in file order
   std::vector<std::string> outputs;  // output names of nodes

@@ -253,7 +253,11 @@ void Parser::ParsePipeline(const YAML::Node& node, PipelineSpec& spec) const {
     } else if (key == "graph_capture") {
       spec.graph_capture = Bool(v, what);
     } else if (key == "cpu_stage_thread") {
-      spec.cpu_stage_thread = Bool(v, what);
+      const std::string s = Scalar(v, what);
+      bool on = false;
+      if (s == "auto") spec.cpu_stage_thread = PipelineSpec::StageThread::kAuto;
+      else if (ParseBoolText(s, on)) spec.cpu_stage_thread = on ? PipelineSpec::StageThread::kOn : PipelineSpec::StageThread::kOff;
+      else Fail(v, what + ": expected true, false or auto, got \"" + s + "\"" + EnvNote(v.Scalar()));
     }
   }
 }

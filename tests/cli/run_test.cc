@@ -211,7 +211,7 @@ TEST(CliRun, SetErrorsNameTheKeyAndWhatWasExpected) {
   EXPECT_THAT(err("pipeline.batch_sise=4"), HasSubstr("unknown pipeline key \"batch_sise\"; did you mean \"batch_size\"?"));
   EXPECT_THAT(err("pipeline.batch_size=0"), HasSubstr("pipeline.batch_size must be an integer >= 1, got 0"));
   EXPECT_THAT(err("pipeline.cpu_stage_thread=yes"),
-              HasSubstr("--set pipeline.cpu_stage_thread=yes: expected bool, got \"yes\""));
+              HasSubstr("--set pipeline.cpu_stage_thread=yes: expected true, false or auto, got \"yes\""));
   EXPECT_THAT(err("batch_size"), HasSubstr("--set batch_size: expected KEY=VALUE with KEY pipeline.FIELD or NODE.ARGUMENT"));
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "core/memory/stats.h"
 #include "core/pipeline/pipeline.h"
@@ -244,7 +245,7 @@ TEST_P(ExecutorCpu, CountersSayWhetherTheCpuStageHasItsOwnThread) {
   p.Build();
   p.Outputs().Release();
   EXPECT_EQ(p.counters().cpu_stage_thread, GetParam());
-  // Off unless asked for.
+  // Off for a CPU-only pipeline unless asked for (auto: on when there is a GPU stage).
   Pipeline plain = Pipeline::FromYaml(
       "pipeline: {name: a, batch_size: 2, device: cpu}\nops:\n"
       "  - {op: testing.pattern, name: src, outputs: [x]}\noutputs: [x]\n");
@@ -280,6 +281,42 @@ TEST(ExecutorCpuStageThreads, SizeFromTheEnvironment) {
                     HasSubstr(std::string("CONVEYOR_CPU_STAGE_THREADS: expected a whole number from 1 to 1024, got \"") +
                               bad + "\"")))
         << bad;
+  }
+  ::unsetenv("CONVEYOR_CPU_STAGE_THREADS");
+}
+
+// The CPU stage's smaller arena (num_threads / 4) only for a CPU stage taken up after its thread
+// waited for a slot: behind a slow consumer nearly every one; ahead of a fast consumer with a slow
+// CPU stage (10 ms an iteration) almost none. CONVEYOR_CPU_STAGE_THREADS: one arena.
+TEST(ExecutorCpuStageThreads, TheSmallerArenaOnlyWhenTheCpuStageRunsAhead) {
+  auto yaml = [](int stage_ms) {
+    return "pipeline: {name: t, batch_size: 4, device: cpu, num_threads: 8, seed: 5, cpu_stage_thread: true}\n"
+           "ops:\n  - {op: testing.pattern, name: a, args: {max_size: 16, sleep_ms: " +
+           std::to_string(stage_ms) + "}, outputs: [xa]}\noutputs: [xa]\n";
+  };
+  auto run = [](Pipeline& p, int iterations, int consumer_ms) {
+    p.Build();
+    for (int64_t k = 0; k < iterations; ++k) {
+      PipelineOutputs out = p.Outputs();
+      std::this_thread::sleep_for(std::chrono::milliseconds(consumer_ms));
+      out.Release();
+      p.Run();
+    }
+    return p.counters().cpu_stage_ahead_iterations;
+  };
+  constexpr int kIterations = 12;
+  {
+    Pipeline slow_consumer = Pipeline::FromYaml(yaml(0));
+    EXPECT_GE(run(slow_consumer, kIterations, 20), kIterations - 3);
+  }
+  {
+    Pipeline slow_stage = Pipeline::FromYaml(yaml(10));
+    EXPECT_LE(run(slow_stage, kIterations, 0), 3);
+  }
+  ASSERT_EQ(::setenv("CONVEYOR_CPU_STAGE_THREADS", "2", 1), 0);
+  {
+    Pipeline one_arena = Pipeline::FromYaml(yaml(0));
+    EXPECT_EQ(run(one_arena, 6, 20), 0);
   }
   ::unsetenv("CONVEYOR_CPU_STAGE_THREADS");
 }

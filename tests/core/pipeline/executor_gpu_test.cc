@@ -121,6 +121,33 @@ TEST(ExecutorGpu, CpuStageOfNextIterationOverlapsGpuStage) {
   EXPECT_EQ(overlapping, 3);
 }
 
+// cpu_stage_thread: auto (the default) runs a pipeline with both stages on two stage threads, the
+// CPU stage's smaller arena while it is ahead of a slow consumer; `false` keeps one thread.
+TEST(ExecutorGpu, TheCpuStageHasItsOwnThreadByDefault) {
+  CONVEYOR_REQUIRE_GPU();
+  const std::string ops =
+      "  - {op: testing.pattern, name: src, args: {max_size: 256}, outputs: [x]}\n"
+      "  - {op: testing.gpu_spin, name: spin, device: gpu, inputs: [x], args: {add: 1}, outputs: [y]}\n";
+  Pipeline p = Pipeline::FromYaml(GpuYaml(ops, "y", 2, true));
+  p.Build();
+  for (int i = 0; i < 8; ++i) {
+    PipelineOutputs out = p.Outputs();
+    out.Sync();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    out.Release();
+    p.Run();
+  }
+  EXPECT_TRUE(p.counters().cpu_stage_thread);
+  EXPECT_GE(p.counters().cpu_stage_ahead_iterations, 5);
+  std::string off = GpuYaml(ops, "y", 2, true);
+  off.insert(off.find('}'), ", cpu_stage_thread: false");
+  Pipeline one = Pipeline::FromYaml(off);
+  one.Build();
+  SyncStep(one);
+  EXPECT_FALSE(one.counters().cpu_stage_thread);
+  EXPECT_EQ(one.counters().cpu_stage_ahead_iterations, 0);
+}
+
 TEST(ExecutorGpu, StagingBuffersAreNeverOverwrittenEarly) {
   CONVEYOR_REQUIRE_GPU();
   Pipeline p = Pipeline::FromYaml(GpuYaml(

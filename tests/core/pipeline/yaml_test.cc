@@ -74,23 +74,26 @@ TEST(YamlLoader, RoundTripsThroughYaml) {
   EXPECT_EQ(ToYaml(again), text);
 }
 
-// cpu_stage_thread: false unless set (and then not written back: checkpoints fingerprint ToYaml's
-// text), true round-trips; anything else is refused at its file:line:col.
-TEST(YamlLoader, CpuStageThreadIsTrueOrFalse) {
+// cpu_stage_thread: auto unless set (and then not written back: checkpoints fingerprint ToYaml's
+// text), true and false round-trip; anything else is refused at its file:line:col.
+TEST(YamlLoader, CpuStageThreadIsTrueFalseOrAuto) {
+  using StageThread = PipelineSpec::StageThread;
   const std::string head = "pipeline: {name: p, batch_size: 2, cpu_stage_thread: ";
   const std::string tail = "}\nops:\n  - {op: random.coin_flip, name: c, outputs: [f]}\noutputs: [f]\n";
   const PipelineSpec unset = ParsePipelineYaml("pipeline: {name: p, batch_size: 2" + tail);
-  EXPECT_FALSE(unset.cpu_stage_thread);
-  EXPECT_EQ(ParsePipelineYaml(head + "false" + tail), unset);
+  EXPECT_EQ(unset.cpu_stage_thread, StageThread::kAuto);
+  EXPECT_EQ(ParsePipelineYaml(head + "auto" + tail), unset);
   EXPECT_EQ(ToYaml(unset).find("cpu_stage_thread"), std::string::npos);
-  const PipelineSpec on = ParsePipelineYaml(head + "true" + tail);
-  EXPECT_TRUE(on.cpu_stage_thread);
-  EXPECT_EQ(ParsePipelineYaml(ToYaml(on), "<round trip>"), on) << ToYaml(on);
+  for (const auto& [text, value] : {std::pair{"true", StageThread::kOn}, std::pair{"false", StageThread::kOff}}) {
+    const PipelineSpec set = ParsePipelineYaml(head + text + tail);
+    EXPECT_EQ(set.cpu_stage_thread, value) << text;
+    EXPECT_EQ(ParsePipelineYaml(ToYaml(set), "<round trip>"), set) << ToYaml(set);
+  }
   try {
     ParsePipelineYaml(head + "sometimes" + tail, "stage.yaml");
     ADD_FAILURE() << "expected an error";
   } catch (const ConfigError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("stage.yaml:1:54: pipeline.cpu_stage_thread: expected true or false, got "
+    EXPECT_THAT(e.what(), HasSubstr("stage.yaml:1:54: pipeline.cpu_stage_thread: expected true, false or auto, got "
                                     "\"sometimes\""));
   }
 }
