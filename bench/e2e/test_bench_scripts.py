@@ -396,3 +396,27 @@ def test_cuda_schedule_refuses_an_unknown_value(monkeypatch):
     with pytest.raises(SystemExit) as e:
         common.apply_cuda_schedule()
     assert "CONVEYOR_CUDA_SCHEDULE" in str(e.value) and "blocking" in str(e.value) and "'sleepy'" in str(e.value)
+
+
+def test_ab_beside_dali_interleaves_rows_and_gives_each_median(tmp_path):
+    """bench/ab_beside_dali.sh with the fake bundle: two `conveyor bench` rows (the fake's figure
+    depends on the data set only) and a DALI row that cannot run here (no DALI): every row runs
+    once a round, in order, a run without a figure counts 0 and no ratio is given without DALI's."""
+    bundle = fake_bundle(tmp_path)
+    env = bench_env(tmp_path)
+    env.update(AB_ROWS="a:cli b:cli:CONVEYOR_BENCH_THREADS=2 dali:dali", AB_ROUNDS="2", AB_FILES="8")
+    r = subprocess.run(["bash", os.path.join(SUITE, "ab_beside_dali.sh"), "--bundle", str(bundle)], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    rows = [line.split("\t")[:3] for line in (tmp_path / "out" / "ab.tsv").read_text().splitlines()]
+    assert rows == [["a", "1", "11000"], ["b", "1", "11000"], ["dali", "1", "0"],
+                    ["a", "2", "11000"], ["b", "2", "11000"], ["dali", "2", "0"]], rows
+    assert "a: median 11000 images/s over 2 rounds (11000, 11000)\n" in r.stdout
+    assert "x DALI" not in r.stdout
+    env.update(AB_ROWS="a:torch")
+    r = subprocess.run(["bash", os.path.join(SUITE, "ab_beside_dali.sh"), "--bundle", str(bundle)], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and 'row "a:torch": kind must be py, cli or dali, got "torch"' in r.stderr, r.stderr
+    r = subprocess.run(["bash", os.path.join(SUITE, "ab_beside_dali.sh"), "--frobnicate"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "expected no arguments or --bundle DIR" in r.stderr, r.stderr
