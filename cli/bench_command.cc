@@ -102,13 +102,25 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
   const ExecutorCounters before = session.pipeline().counters();
   const ops::GpuDecoderCounters decoders_before = ops::ProcessGpuDecoderCounters();
   std::vector<double> rates, seconds;
+  // Per timed iteration: ms since the previous one's outputs were ready, and the decoders' call time
+  // that ended in between (to set beside each batch's content: iteration warmup + i of the readers).
+  std::vector<double> iteration_ms, decoder_call_ms;
+  auto last_ready = std::chrono::steady_clock::now();
+  double last_call_s = decoders_before.call_seconds;
   const double cpu0 = ProcessCpuSeconds();
   for (int r = 0; r < o.repeats; ++r) {
     int64_t samples = 0;
     const auto start = std::chrono::steady_clock::now();
+    if (r == 0) last_ready = start;
     for (int64_t i = 0; i < o.iterations; ++i) {
       PipelineOutputs outputs = session.Next();
       outputs.Sync();
+      const auto ready = std::chrono::steady_clock::now();
+      iteration_ms.push_back(std::chrono::duration<double, std::milli>(ready - last_ready).count());
+      last_ready = ready;
+      const double call_s = ops::ProcessGpuDecoderCounters().call_seconds;
+      decoder_call_ms.push_back(1e3 * (call_s - last_call_s));
+      last_call_s = call_s;
       driver.Sample();
       if (outputs.size() > 0) {
         samples_per_it = outputs.IsGpu(0) ? outputs.Gpu(0).num_samples() : outputs.Cpu(0).num_samples();
@@ -161,6 +173,17 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
         << ", \"max\": " << sorted.back() << ", \"repeats\": [" << r.str() << "]},\n";
     std::snprintf(buf, sizeof(buf), " \"cpu_cores_busy\": %.2f,\n", cores);
     out << buf;
+    auto list = [&](const char* name, const std::vector<double>& v, bool skip_zeros) {
+      if (skip_zeros && std::all_of(v.begin(), v.end(), [](double x) { return x == 0; })) return;
+      out << " \"" << name << "\": [";
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::snprintf(buf, sizeof(buf), "%s%.2f", i ? ", " : "", v[i]);
+        out << buf;
+      }
+      out << "],\n";
+    };
+    list("iteration_ms", iteration_ms, false);
+    list("decoder_call_ms", decoder_call_ms, true);
     std::snprintf(buf, sizeof(buf),
                   " \"cpu_stage_thread\": %s, \"cpu_stage_ahead_share\": %.3f,\n"
                   " \"ms_per_iteration\": {\"cpu_stage\": %.6f, \"gpu_issue\": %.6f, "

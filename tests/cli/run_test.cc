@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <numeric>
 #include <thread>
+#include <vector>
 
 #include "operators/readers/npy_format.h"
 #include "tests/cli/cli_runner.h"
@@ -341,6 +343,20 @@ TEST(CliBench, TableAndJson) {
   EXPECT_GT(cores, 0) << json.out;
   EXPECT_LE(cores, static_cast<double>(std::thread::hardware_concurrency()) + 0.5) << json.out;
   EXPECT_THAT(table.out, HasSubstr("CPU cores busy over the timed part (process CPU time / wall): "));
+  // One wall time per timed iteration (2 x 4), each positive, summing to about the repeats' time;
+  // no decoder in this pipeline, so no decoder_call_ms.
+  const size_t per = json.out.find("\"iteration_ms\": [");
+  ASSERT_NE(per, std::string::npos) << json.out;
+  std::vector<double> gaps(9, -1);
+  const int got = std::sscanf(json.out.c_str() + per, "\"iteration_ms\": [%lf, %lf, %lf, %lf, %lf, %lf, %lf, %lf]",
+                              &gaps[0], &gaps[1], &gaps[2], &gaps[3], &gaps[4], &gaps[5], &gaps[6], &gaps[7]);
+  EXPECT_EQ(got, 8) << json.out;
+  for (int i = 0; i < got; ++i) EXPECT_GE(gaps[i], 0) << i;
+  // Each repeat is 8 samples (4 iterations of batch 2): the gaps add up to both repeats' time.
+  const double sum = std::accumulate(gaps.begin(), gaps.begin() + got, 0.0);
+  EXPECT_LE(sum, 1.05 * 2e3 * 8.0 / mn + 5) << json.out;
+  EXPECT_GE(sum, 0.95 * 2e3 * 8.0 / mx) << json.out;
+  EXPECT_THAT(json.out, Not(HasSubstr("\"decoder_call_ms\"")));
   // Our pools' memory closes the object; a CPU pipeline takes no GPU memory.
   double dev_peak = -1, dev_driver = -1, pin_peak = -1, pin_driver = -1;
   double open = -1, peak = -1, nv_cuda = -1, nv_hw = -1, hw_create = -1, hw_prealloc = -1;
