@@ -13,7 +13,9 @@
 # nvJPEG's buffers reach every size before the timed part). ROUTE_TESTS: the GPU tests' regex
 # (`run.sh --only`; all the decoder's and pipelines_gpu_test, ~255 s on the H200: pick the ones a
 # change touched). Each C++ run's "cores" is over the whole
-# process; its JSON's cpu_cores_busy over the timed part only, as the Loader's.
+# process; its JSON's cpu_cores_busy over the timed part only, as the Loader's. ROUTE_BATCH_COSTS=1:
+# after the runs, tools/batch_costs.py sets each C++ run's iteration times beside its batches' content
+# (into batch_costs.log and batch_costs.tsv: which batches are slow, and what they hold).
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
@@ -80,6 +82,17 @@ if [ -n "${ROUTE_RUNS:-}" ]; then
     IFS=, read -r -a envlist <<< "${envs:-}"
     case $name in py*) loader "$name" "$set" "${envlist[@]}" ;; *) bench "$name" "$set" "${envlist[@]}" ;; esac
   done
+  if [ "${ROUTE_BATCH_COSTS:-0}" = 1 ]; then
+    for set in $(for run in $ROUTE_RUNS; do IFS=: read -r name s _ <<< "$run"; case $name in py*) ;; *) echo "$s" ;; esac; done | sort -u); do
+      jsons=()
+      for run in $ROUTE_RUNS; do
+        IFS=: read -r name s _ <<< "$run"
+        [ "$s" = "$set" ] && [[ $name != py* ]] && jsons+=("$RAW/$name.json")
+      done
+      env $(conveyor_env) "$PYTHON" "$B/batch_costs.py" --data "$WORK/data/$set" --tsv "$OUTDIR/batch_costs_$set.tsv" \
+        "${jsons[@]}" 2>&1 | tee -a "$OUTDIR/batch_costs.log"
+    done
+  fi
   echo "total: $((SECONDS - start)) s"
   exit 0
 fi
