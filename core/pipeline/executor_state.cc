@@ -203,9 +203,9 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   // decoder has its own thread pool): in the GPU stage's arena the CPU stage of k+1 and the JPEG
   // decoder's host work of k took each other's workers, and the iteration got no shorter (H200:
   // CPU stage 1.7 -> 8.8 ms, GPU issue 24.7 -> 26.5 ms).
-  // When the CPU stage runs ahead (its thread waited for a slot), a smaller arena: the H200's
-  // realistic set +5.6% and the uniform set +8% at 2 of 8 threads, against +2.9% and +1.7% with all
-  // 8 (docs/executor.md); a CPU stage the issue thread waits for keeps them all.
+  // When the CPU stage runs ahead (its thread waited for a slot), a smaller arena leaves the cores
+  // to the GPU stage's host work; a CPU stage the issue thread waits for keeps them all (the A/B of
+  // the sizes: docs/executor.md, "CPU stage thread").
   if (ahead) {
     const CpuStageSizes sizes = CpuStageThreads(spec.num_threads);
     cpu_pool = std::make_unique<ExecutorPool>(sizes.behind);
