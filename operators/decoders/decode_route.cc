@@ -46,6 +46,7 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
   }
   if (group == EngineGroup::kLarge) return Route{DecodePath::kEngines, group, false};
   if (group == EngineGroup::kOther) {
+    if (f.pixels > c.other_engines_pixels) return Route{DecodePath::kEngines, EngineGroup::kLarge, false};
     r.first = c.other_chroma == OtherChromaRoute::kCuda  ? DecodePath::kCuda
               : c.other_chroma == OtherChromaRoute::kCpu ? DecodePath::kCpu
                                                          : DecodePath::kEngines;

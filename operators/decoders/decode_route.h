@@ -15,6 +15,7 @@
 // |   engines_only_pixels (set)            | size balanced)                                      |
 // | baseline 4:4:4, 4:2:2, 4:4:0, gray, ...| `other_chroma` option: CUDA backend (default), the  |
 // |                                        | engines in calls of their own, one per kind, or CPU |
+// | the same, more than other_engines_pixels| engines, the large group's call (not balanced)     |
 // | baseline, more than large_pixels (set) | engines, in calls of their own (GpuDecoder: off)    |
 // | a forced path (DecodePaths)            | that path; refusals fall back as below              |
 //
@@ -78,6 +79,9 @@ struct RouterConfig {
   int64_t engines_only_pixels = std::numeric_limits<int64_t>::max();
   // Progressive JPEGs up to this many pixels go to the CPU path whatever `progressive` says (0: none).
   int64_t progressive_cpu_pixels = 0;
+  // Baseline JPEGs other than 4:2:0 above this many pixels: the engines' large group, whatever
+  // `other_chroma` says. One such photo on one CUDA-backend thread outlasts the rest of its call.
+  int64_t other_engines_pixels = std::numeric_limits<int64_t>::max();
 };
 
 class DecodeRouter {

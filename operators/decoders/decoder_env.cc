@@ -105,6 +105,7 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   Kilopixels("CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", 0, 100000, o.engines_image_cost_px);
   Kilopixels("CONVEYOR_JPEG_ENGINES_CALL_KPIXELS", 0, 1000000, o.engines_call_cost_px);
   Kilopixels("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", 0, 1000000, o.engines_only_pixels);
+  Kilopixels("CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS", 0, 1000000, o.other_engines_pixels);
   Kilopixels("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", 0, 1000000, o.cuda_shared_pixels);
   WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_STATES", 1, 16, o.cuda_shared_states);
   Kilopixels("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, o.large_pixels);

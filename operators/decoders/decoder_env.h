@@ -32,6 +32,7 @@
 // | CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS | 0-100000 (0)             | engines_image_cost_px / 1000  |
 // | CONVEYOR_JPEG_ENGINES_CALL_KPIXELS  | 0-1000000 (0)            | engines_call_cost_px / 1000   |
 // | CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS | 0-1000000 (0: off)         | engines_only_pixels / 1000    |
+// | CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS | 0-1000000 (0: off)        | other_engines_pixels / 1000   |
 // | CONVEYOR_JPEG_LARGE_KPIXELS  | 1-1000000 (the option's / 1000)  | large_pixels / 1000           |
 // | CONVEYOR_JPEG_HYBRID_KPIXELS | 0-1000000 (the option's / 1000)  | hybrid_huffman_threshold/1000 |
 // | CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS | 0-1000000 (unset)   | progressive_huffman_threshold |

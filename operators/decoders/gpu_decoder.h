@@ -81,6 +81,11 @@ struct GpuDecoderOptions {
   // the largest image each worker decoded (~600 MiB on the realistic set, H200,
   // docs/decoding_memory.md). 0: off.
   int64_t engines_only_pixels = 0;
+  // Measuring switch: baseline JPEGs other than 4:2:0 (4:4:4, 4:2:2, gray, ...) above this many
+  // pixels on the engines, in the large group's call, whatever `other_chroma` says. It takes a 9 MP
+  // 4:4:4 photo's ~70 ms off one CUDA-backend thread, but the images/s did not move beyond the runs'
+  // spread (H200, realistic set, docs/decoding_slow_batches.md). 0: off.
+  int64_t other_engines_pixels = 0;
   // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
   // upload), whatever `progressive` says. 0: none.
   int64_t progressive_cpu_pixels = 0;

@@ -80,6 +80,8 @@ void GpuDecoder::Impl::Init() {
   route.engines_only_pixels =
       options.engines_only_pixels > 0 ? options.engines_only_pixels : std::numeric_limits<int64_t>::max();
   route.progressive_cpu_pixels = options.progressive_cpu_pixels;
+  route.other_engines_pixels =
+      options.other_engines_pixels > 0 ? options.other_engines_pixels : std::numeric_limits<int64_t>::max();
   router = DecodeRouter(route);
   if (options.paths == DecodePaths::kCpuOnly) return;
   std::string why;

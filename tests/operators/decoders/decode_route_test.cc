@@ -101,6 +101,34 @@ TEST(DecodeRouter, LargeBaselineImagesGetEnginesCallsOfTheirOwn) {
             DecodePath::kCuda);
 }
 
+// other_engines_pixels: baseline images other than 4:2:0 above it go to the engines' large group
+// whatever other_chroma says; at or below it, 4:2:0 and progressive images of any size route as before.
+TEST(DecodeRouter, LargeOtherChromaGoesToTheEngines) {
+  RouterConfig c = Full();
+  c.large_pixels = 100'000'000;  // GpuDecoder's default: off
+  c.other_engines_pixels = 4'000'000;
+  for (OtherChromaRoute oc : {OtherChromaRoute::kCuda, OtherChromaRoute::kCpu, OtherChromaRoute::kEnginesOwnCall}) {
+    c.other_chroma = oc;
+    for (ChromaSubsampling s : {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::kGray}) {
+      Route r = DecodeRouter(c).RouteOf(Jpeg(s, false, 4'000'001));
+      EXPECT_EQ(r.first, DecodePath::kEngines);
+      EXPECT_EQ(r.group, EngineGroup::kLarge);
+      EXPECT_FALSE(r.balanced);
+      r = DecodeRouter(c).RouteOf(Jpeg(s, false, 4'000'000));  // at the threshold: other_chroma's route
+      EXPECT_EQ(r.group, EngineGroup::kOther);
+      EXPECT_EQ(r.first, oc == OtherChromaRoute::kCuda  ? DecodePath::kCuda
+                         : oc == OtherChromaRoute::kCpu ? DecodePath::kCpu
+                                                        : DecodePath::kEngines);
+      EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(s, true, 9'000'000)).first, DecodePath::kCuda);  // progressive
+    }
+  }
+  Route r = DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420, false, 9'000'000));  // 4:2:0: balanced
+  EXPECT_EQ(r.group, EngineGroup::k420);
+  EXPECT_TRUE(r.balanced);
+  c.engines = false;  // no engines: the CUDA backend
+  EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k444, false, 9'000'000)).first, DecodePath::kCuda);
+}
+
 // engines_only_pixels: baseline 4:2:0 images above it stay in the engines' 4:2:0 call, unbalanced;
 // at or below it, and every other kind, route as before; without engines, the CUDA backend.
 TEST(DecodeRouter, FourTwoZeroAboveTheEnginesOnlySizeIsNotBalanced) {

@@ -132,6 +132,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_ENGINE_THREADS", "expected a whole number from 1 to 4", {"0", "5", "", "two", "2x"}},
       {"CONVEYOR_JPEG_LARGE_KPIXELS", "expected a whole number from 1 to 1000000", {"0", "", "big", "1e3"}},
       {"CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
+      {"CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "9M"}},
       {"CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
       {"CONVEYOR_JPEG_CUDA_SHARED_STATES", "expected a whole number from 1 to 16", {"0", "17", "", "two"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
@@ -190,6 +191,8 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_HYBRID_KPIXELS", "2500", 1);
   setenv("CONVEYOR_JPEG_LARGE_KPIXELS", "1500", 1);
   setenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS", "4000", 1);
+  EXPECT_EQ(options.other_engines_pixels, 0);  // the default: off
+  setenv("CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS", "4000", 1);
   EXPECT_EQ(options.cuda_shared_pixels, 0);  // the defaults
   EXPECT_EQ(options.cuda_shared_states, 2);
   setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "2000", 1);
@@ -220,6 +223,8 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_FALSE(options.host_costliest_first);
   unsetenv("CONVEYOR_JPEG_LARGE_KPIXELS");
   unsetenv("CONVEYOR_JPEG_ENGINES_ONLY_KPIXELS");
+  unsetenv("CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS");
+  EXPECT_EQ(options.other_engines_pixels, 4'000'000);
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS");
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_STATES");
   EXPECT_EQ(options.cuda_shared_pixels, 2'000'000);
