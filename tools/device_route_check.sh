@@ -15,7 +15,9 @@
 # change touched). Each C++ run's "cores" is over the whole
 # process; its JSON's cpu_cores_busy over the timed part only, as the Loader's. ROUTE_BATCH_COSTS=1:
 # after the runs, tools/batch_costs.py sets each C++ run's iteration times beside its batches' content
-# (into batch_costs.log and batch_costs.tsv: which batches are slow, and what they hold).
+# (into batch_costs.log and batch_costs.tsv: which batches are slow, and what they hold). A run with
+# CONVEYOR_JPEG_TRACE=200,CONVEYOR_JPEG_TRACE_FROM=0 among its settings: tools/decode_poles.py on its
+# trace (decode_poles.log: which image holds each slow call).
 set -uo pipefail
 [ -d .bundle ] || tar xJf .gpu_bundle/bundle.tar.xz || exit 1
 SUITE=$PWD/.bundle/suite
@@ -93,6 +95,12 @@ if [ -n "${ROUTE_RUNS:-}" ]; then
         "${jsons[@]}" 2>&1 | tee -a "$OUTDIR/batch_costs.log"
     done
   fi
+  # Runs traced (CONVEYOR_JPEG_TRACE=N among their settings): which image holds each slow call.
+  for run in $ROUTE_RUNS; do
+    IFS=: read -r name _ <<< "$run"
+    [ -f "$RAW/$name.err" ] && grep -q "decoder trace: call" "$RAW/$name.err" &&
+      "$PYTHON" "$B/decode_poles.py" --from "${ROUTE_WARMUP:-11}" "$RAW/$name.err" 2>&1 | tee -a "$OUTDIR/decode_poles.log"
+  done
   echo "total: $((SECONDS - start)) s"
   exit 0
 fi

@@ -124,6 +124,7 @@ done
 cp tools/bundle_run.sh "$BUNDLE/run.sh"
 cp tools/test_summary.py "$BUNDLE/"
 cp tools/batch_costs.py "$BUNDLE/"  # beside a bench JSON on the device (tests/python/test_batch_costs.py)
+cp tools/decode_poles.py "$BUNDLE/"  # a run's decoder trace read back (tests/python/test_decode_poles.py)
 chmod +x "$BUNDLE/run.sh"
 echo "bundle: $(du -sh "$BUNDLE" | cut -f1) in $BUNDLE ($(cat "$BUNDLE/tests/index" 2>/dev/null | wc -l) test binaries)"
 
