@@ -1,5 +1,7 @@
 #include "operators/decoders/decode_route.h"
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace conveyor::ops {
@@ -22,9 +24,9 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
     return r;
   }
   if (!f.jpeg || f.empty || !c.nvjpeg || c.paths == DecodePaths::kCpuOnly) return r;  // CPU
-  const EngineGroup group = f.pixels > c.large_pixels                     ? EngineGroup::kLarge
-                            : f.subsampling == ChromaSubsampling::k420 ? EngineGroup::k420
-                                                                        : EngineGroup::kOther;
+  const bool is420 = f.subsampling == ChromaSubsampling::k420;
+  const int64_t large = is420 ? c.large_pixels : std::min(c.large_pixels, c.other_engines_pixels);
+  const EngineGroup group = f.pixels > large ? EngineGroup::kLarge : is420 ? EngineGroup::k420 : EngineGroup::kOther;
   switch (c.paths) {
     case DecodePaths::kCpuOnly: return r;
     case DecodePaths::kCudaOnly:
@@ -46,7 +48,6 @@ Route DecodeRouter::RouteOf(const RouteFacts& f) const {
   }
   if (group == EngineGroup::kLarge) return Route{DecodePath::kEngines, group, false};
   if (group == EngineGroup::kOther) {
-    if (f.pixels > c.other_engines_pixels) return Route{DecodePath::kEngines, EngineGroup::kLarge, false};
     r.first = c.other_chroma == OtherChromaRoute::kCuda  ? DecodePath::kCuda
               : c.other_chroma == OtherChromaRoute::kCpu ? DecodePath::kCpu
                                                          : DecodePath::kEngines;

@@ -79,8 +79,8 @@ struct RouterConfig {
   int64_t engines_only_pixels = std::numeric_limits<int64_t>::max();
   // Progressive JPEGs up to this many pixels go to the CPU path whatever `progressive` says (0: none).
   int64_t progressive_cpu_pixels = 0;
-  // Baseline JPEGs other than 4:2:0 above this many pixels: the engines' large group, whatever
-  // `other_chroma` says. One such photo on one CUDA-backend thread outlasts the rest of its call.
+  // large_pixels for baseline JPEGs other than 4:2:0, where lower: above it they go to the engines'
+  // large group, whatever `other_chroma` says. One such photo on one CUDA-backend thread outlasts the rest of its call.
   int64_t other_engines_pixels = std::numeric_limits<int64_t>::max();
 };
 

@@ -7,8 +7,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <memory>
 #include <thread>
 #include <string>
 #include <vector>
@@ -28,7 +26,6 @@
 namespace conveyor {
 namespace {
 
-using ::testing::HasSubstr;
 using namespace executor_gpu_testing;  // NOLINT: the shared helpers
 
 TEST(ExecutorGpu, CapturedIterationsMatchEagerBitForBit) {

@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <thread>
@@ -29,6 +28,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using namespace executor_gpu_testing;  // NOLINT: the shared helpers
+using Clock = std::chrono::steady_clock;
 
 TEST(ExecutorGpu, NeverUsesTheLegacyDefaultStream) {
   CONVEYOR_REQUIRE_GPU();

@@ -3,7 +3,6 @@
 // expected values, one steady-state step.
 #pragma once
 
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -19,7 +18,6 @@ namespace conveyor::executor_gpu_testing {
 using testing::DrawAugment;
 using testing::PatternSize;
 using testing::PatternValue;
-using Clock = std::chrono::steady_clock;
 
 inline std::string GpuYaml(const std::string& ops, const std::string& outputs, int prefetch, bool capture,
                            int batch = 4) {
