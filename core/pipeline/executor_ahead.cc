@@ -113,6 +113,7 @@ void ExecutorState::RunCpuAhead(int64_t k, Slot& slot, std::vector<std::optional
   try {
     waited = PrepareSlot(k, slot, incoming, cpu_device_set);
     RunCpuStage(k, slot);
+    LookAhead(k, slot);
   } catch (...) {
     account();
     throw;

@@ -91,4 +91,21 @@ void ExecutorState::RunCpuStage(int64_t k, Slot& slot) {
   if (first_error) std::rethrow_exception(first_error);
 }
 
+void ExecutorState::LookAhead(int64_t k, Slot& slot) {
+  for (int n : look_ahead_nodes) {
+    const GraphNode& node = graph.node(n);
+    try {
+      // slot.ws[n] is free: the GPU stage binds it for k only after this CPU stage is done.
+      Workspace& ws = *slot.ws[n];
+      BindCommon(ws, node, k, slot);
+      // The CPU stage's pool: idle now (the GPU stage's may be busy with an earlier iteration).
+      ws.set_thread_pool(cpu_stage_pool != nullptr ? cpu_stage_pool : pool.get());
+      ops[n]->LookAhead(ws);
+      ws.ClearInputs();
+    } catch (...) {
+      RethrowNodeError(node, NodePrefix(node, k) + "look-ahead: ");
+    }
+  }
+}
+
 }  // namespace conveyor::pipeline_internal

@@ -166,6 +166,16 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
     }
   }
 
+  // GPU nodes with a host phase that read a CPU-stage output on the host: the executor shows them
+  // each iteration's inputs once its CPU stage has run (Operator::LookAhead).
+  for (const GraphNode& node : nodes) {
+    if (node.device != Device::kGpu || node.op() == kExternalSourceOp) continue;
+    const bool host_input = std::any_of(node.inputs.begin(), node.inputs.end(), [&](const GraphEdge& edge) {
+      return !edge.staged() && edge.data_device == Device::kCpu && cpu_side[edge.producer];
+    });
+    if (host_input) look_ahead_nodes.push_back(node.index);
+  }
+
   // Staged outputs whose readers all sit in one captured segment may be copied inside its graph.
   std::vector<int> segment_of(nodes.size(), -1);
   for (size_t s = 0; s < segments.size(); ++s) {

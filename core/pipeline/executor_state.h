@@ -198,6 +198,8 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   void BindCommon(Workspace& ws, const GraphNode& node, int64_t k, Slot& slot);
   // executor_cpu.cc
   void RunCpuStage(int64_t k, Slot& slot);
+  // Operator::LookAhead of every look-ahead node on iteration k's inputs (its CPU stage has run).
+  void LookAhead(int64_t k, Slot& slot);
   void RunCpuNode(int n, int64_t k, Slot& slot);
   // executor_gpu.cc
   void RunGpuStage(int64_t k, Slot& slot);
@@ -258,6 +260,8 @@ struct ExecutorState : std::enable_shared_from_this<ExecutorState> {
   size_t graph_copy_max_bytes = kGraphCopyMaxBytes;
   std::vector<std::vector<bool>> pinned_output;          // [node][output]
   std::vector<int> external_sources;
+  // GPU nodes with a host input from the CPU stage: Operator::LookAhead after each CPU stage.
+  std::vector<int> look_ahead_nodes;
   std::vector<Slot> slots;
 
   mutable std::mutex mu;

@@ -105,14 +105,7 @@ CudaPath::Worker* CudaPath::Take(cudaEvent_t start) {
     }
   }
   if (w == nullptr) {  // a new worker: only while the number of concurrent chunks grows (warm-up)
-    auto made = std::make_unique<Worker>();
-    made->stream = cuda::Stream::Create();
-    made->done = cuda::Event::Create();
-    const NvjpegApi& a = lib_->api();
-    const char* what = "CUDA backend worker";
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(handle_, &made->jpeg_stream), what);
-    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(handle_, &made->params), what);
-    for (HybridLane& lane : made->lanes) lane.states.resize(static_cast<size_t>(std::max(options_.cuda_states, 1)));
+    auto made = MakeWorker();
     std::lock_guard<std::mutex> lock(mu_);
     workers_.push_back(std::move(made));
     w = workers_.back().get();
@@ -120,6 +113,37 @@ CudaPath::Worker* CudaPath::Take(cudaEvent_t start) {
   CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(w->stream.get(), start, 0));
   return w;
 }
+
+std::unique_ptr<CudaPath::Worker> CudaPath::MakeWorker() {
+  auto made = std::make_unique<Worker>();
+  made->stream = cuda::Stream::Create();
+  made->done = cuda::Event::Create();
+  const NvjpegApi& a = lib_->api();
+  const char* what = "CUDA backend worker";
+  // Destroyed by Destroy() once listed; until then by this guard.
+  auto destroy = [&] {
+    if (made->params != nullptr) a.nvjpegDecodeParamsDestroy(made->params);
+    if (made->jpeg_stream != nullptr) a.nvjpegJpegStreamDestroy(made->jpeg_stream);
+  };
+  try {
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegJpegStreamCreate(handle_, &made->jpeg_stream), what);
+    CONVEYOR_NVJPEG_CHECK(a.nvjpegDecodeParamsCreate(handle_, &made->params), what);
+  } catch (...) {
+    destroy();
+    throw;
+  }
+  for (HybridLane& lane : made->lanes) lane.states.resize(static_cast<size_t>(std::max(options_.cuda_states, 1)));
+  return made;
+}
+
+CudaPath::Worker* CudaPath::TakeOwn() {
+  auto made = MakeWorker();
+  std::lock_guard<std::mutex> lock(mu_);
+  workers_.push_back(std::move(made));
+  return workers_.back().get();
+}
+
+cuda::StreamView CudaPath::StreamOf(const Worker* w) { return w->stream.view(); }
 
 void CudaPath::Done(Worker* w) {
   w->done.Record(w->stream.view());

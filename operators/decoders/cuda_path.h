@@ -61,6 +61,10 @@ class CudaPath {
   // Records the worker's end; ws.stream() must wait for EndEvent of every worker used.
   void Done(Worker* w);
   static cudaEvent_t EndEvent(const Worker* w);
+  // A worker of the caller's alone (the look-ahead threads'), never in the free list; freed with
+  // the path.
+  Worker* TakeOwn();
+  static cuda::StreamView StreamOf(const Worker* w);
 
   // One image; throws NvjpegError (IsRefusal: the next path takes it). `traced` (traced calls
   // only, else null) gets the image's phase times.
@@ -75,6 +79,7 @@ class CudaPath {
   SharedState& TakeShared(int kind, cuda::StreamView stream);
   // Back to the free list; its end marked on `ended` (nullopt: no work was queued with it).
   void GiveShared(int kind, SharedState& st, std::optional<cuda::StreamView> ended);
+  std::unique_ptr<Worker> MakeWorker();
   void DecodeOn(HybridState& st, int kind, Worker& w, const GpuDecodeSample& s, const std::string& where,
                 CudaTimes& times, TracedImage* traced);
 

@@ -35,6 +35,17 @@ inline bool IsWhole(const GpuDecodeSample& s) {
 
 inline int64_t Pixels(const GpuDecodeSample& s) { return s.height * s.width; }
 
+inline RouteFacts FactsOf(const GpuDecodeSample& s) {
+  RouteFacts f;
+  f.jpeg = s.is_jpeg;
+  f.jpeg2000 = s.is_jpeg2000;
+  f.progressive = s.progressive;
+  f.subsampling = s.subsampling;
+  f.empty = s.roi.h == 0 || s.roi.w == 0;
+  f.pixels = Pixels(s);
+  return f;
+}
+
 inline nvjpegImage_t ImageOf(const GpuDecodeSample& s, int channels) {
   nvjpegImage_t img{};
   img.channel[0] = s.out;

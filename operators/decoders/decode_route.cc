@@ -64,6 +64,22 @@ DecodePath DecodeRouter::Next(DecodePath refused_by) const {
   return DecodePath::kCpu;
 }
 
+std::vector<int> PickAhead(const DecodeRouter& router, const std::vector<RouteFacts>& facts, int64_t min_cost,
+                           int max_images) {
+  std::vector<int> picked;
+  if (max_images <= 0 || min_cost <= 0) return picked;
+  for (size_t i = 0; i < facts.size(); ++i) {
+    const RouteFacts& f = facts[i];
+    if (f.empty || HostCost(f) < min_cost) continue;
+    const Route r = router.RouteOf(f);
+    if (r.first == DecodePath::kCuda && !r.balanced) picked.push_back(static_cast<int>(i));
+  }
+  std::stable_sort(picked.begin(), picked.end(),
+                   [&](int a, int b) { return HostCost(facts[static_cast<size_t>(a)]) > HostCost(facts[static_cast<size_t>(b)]); });
+  if (static_cast<int>(picked.size()) > max_images) picked.resize(static_cast<size_t>(max_images));
+  return picked;
+}
+
 ProgressiveRoute ParseProgressiveRoute(const std::string& value, const std::string& what) {
   if (value == "cpu") return ProgressiveRoute::kCpu;
   if (value == "cuda") return ProgressiveRoute::kCuda;

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "operators/decoders/image_info.h"
 
@@ -95,6 +96,16 @@ class DecodeRouter {
  private:
   RouterConfig config_;
 };
+
+// A CUDA-backend image's host-side cost for ordering work: its pixels, x3 when progressive (whose
+// Huffman decoding and device phase cost ~3x per pixel).
+inline int64_t HostCost(const RouteFacts& f) { return f.progressive ? 3 * f.pixels : f.pixels; }
+
+// Look-ahead (GpuDecoder::DecodeAhead): the images of a later call worth starting before it — those
+// the router sends to the CUDA backend alone (not balanced with the engines) whose HostCost is at
+// least `min_cost` — costliest first (ties by index), at most `max_images`. Indices into `facts`.
+std::vector<int> PickAhead(const DecodeRouter& router, const std::vector<RouteFacts>& facts, int64_t min_cost,
+                           int max_images);
 
 // "progressive" / "other_chroma" option values, for messages and the CLI: "cpu", "cuda",
 // "engines_own_call" (other_chroma only). Parse* throw InvalidArgument naming `what`, the value and the choices.

@@ -13,6 +13,8 @@ constexpr std::array kFields = {
     Count("images_hardware", &C::images_hardware),
     Count("images_cuda", &C::images_cuda),
     Count("images_cuda_shared", &C::images_cuda_shared),
+    Count("images_ahead", &C::images_ahead),
+    Count("ahead_taken_back", &C::ahead_taken_back),
     Count("images_cpu", &C::images_cpu),
     Count("images_jpeg2000", &C::images_jpeg2000),
     Count("fallbacks", &C::fallbacks),
@@ -38,6 +40,7 @@ constexpr std::array kFields = {
     Seconds("phase_b_seconds", &C::phase_b_seconds),
     Seconds("phase_c_seconds", &C::phase_c_seconds),
     Seconds("slot_wait_seconds", &C::slot_wait_seconds),
+    Seconds("ahead_wait_seconds", &C::ahead_wait_seconds),
     Seconds("call_seconds", &C::call_seconds),
 };
 

@@ -16,6 +16,8 @@ struct GpuDecoderCounters {
   int64_t images_hardware = 0;  // decoded by the JPEG engines
   int64_t images_cuda = 0;      // nvJPEG CUDA backend
   int64_t images_cuda_shared = 0;  // of those, decoded on the workers' shared states (cuda_shared_pixels)
+  int64_t images_ahead = 0;     // of images_cuda, decoded before their call (DecodeAhead) and copied in
+  int64_t ahead_taken_back = 0;  // images picked ahead that their call decoded itself (not yet started)
   int64_t images_cpu = 0;       // CPU path: routed there (PNG, progressive, ...) or fallen back
   int64_t images_jpeg2000 = 0;  // nvJPEG2000 (JPEG 2000 it refuses is counted in images_cpu, fallbacks)
   int64_t fallbacks = 0;        // images a GPU path refused, decoded by the next path of their route
@@ -41,6 +43,7 @@ struct GpuDecoderCounters {
   double phase_b_seconds = 0;   // phase B: every path side by side
   double phase_c_seconds = 0;   // phase C: fallbacks and the CPU path's uploads
   double slot_wait_seconds = 0;  // at the call's start: the slot's previous work
+  double ahead_wait_seconds = 0;  // after phase B: waiting for images decoded ahead to finish their host phase
   double call_seconds = 0;      // whole Decode calls
 
   // The latest state (not summed).

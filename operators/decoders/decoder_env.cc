@@ -109,6 +109,10 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   Kilopixels("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", 0, 1000000, o.cuda_shared_pixels);
   WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_STATES", 1, 16, o.cuda_shared_states);
   Kilopixels("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, o.large_pixels);
+  Kilopixels("CONVEYOR_JPEG_AHEAD_KPIXELS", 0, 1000000, o.ahead_cost);
+  WholeNumber("CONVEYOR_JPEG_AHEAD_IMAGES", 1, 64, o.ahead_images);
+  WholeNumber("CONVEYOR_JPEG_AHEAD_THREADS", 1, 16, o.ahead_threads);
+  WholeNumber("CONVEYOR_JPEG_AHEAD_BUFFERS", 1, 64, o.ahead_buffers);
   if (const char* v = std::getenv("CONVEYOR_NVJPEG2K_PATH")) o.nvjpeg2k_path = v;
   if (const char* v = std::getenv("CONVEYOR_JPEG_HW_LOAD")) {
     char* end = nullptr;

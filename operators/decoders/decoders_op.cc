@@ -21,6 +21,7 @@
 // JPEG 2000 files go to nvJPEG2000 where the machine has it (jpeg2000_path.h). Images turned by
 // their EXIF orientation (!= 1 with adjust_orientation) take the CPU path and are uploaded: no GPU
 // path rotates yet.
+#include <atomic>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -172,6 +173,7 @@ class ImageDecoderOp : public Operator {
       options.progressive = ParseProgressiveRoute(spec().Arg<std::string>("progressive_decoder"),
                                                   spec().Describe() + ": argument \"progressive_decoder\"");
       gpu_ = std::make_unique<GpuDecoder>(options);
+      gpu_ready_.store(gpu_.get(), std::memory_order_release);
     }
     const int n = in.num_samples();
     samples_.resize(static_cast<size_t>(n));
@@ -208,6 +210,55 @@ class ImageDecoderOp : public Operator {
     });
   }
 
+  // GPU backend, once RunGpu made the decoder: shows it a later batch (the decoder starts its
+  // costliest photos early, GpuDecoderOptions::ahead_cost) with the windows Setup will draw for it
+  // (the same RNG streams). Files whose header or structure fails are left to Setup to report.
+  void LookAhead(const Workspace& ws) override {
+    GpuDecoder* gpu = gpu_ready_.load(std::memory_order_acquire);
+    if (gpu == nullptr || !gpu->ahead_enabled()) return;
+    const TensorListCPU& in = ws.InputCpu(0);
+    const int n = in.num_samples();
+    if (n == 0 || in.dtype() != DType::kUInt8) return;
+    std::vector<GpuDecodeSample> samples(static_cast<size_t>(n));
+    std::vector<ImageInfo> infos(static_cast<size_t>(n));
+    ws.ParallelFor(n, 16, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int i = static_cast<int>(k);
+        if (in.shape(i).ndim() != 1) continue;
+        const auto* data = static_cast<const uint8_t*>(in.raw_sample(i));
+        const size_t size = static_cast<size_t>(in.shape(i)[0]);
+        ImageInfo info;
+        try {
+          info = ParseImageInfo(data, size, max_pixels_);
+        } catch (const InvalidArgument&) {
+          continue;
+        }
+        const int orientation = adjust_orientation_ ? info.orientation : 1;
+        if (info.format != ImageFormat::kJpeg || info.arithmetic || info.components == 4 || orientation != 1) continue;
+        CropWindow window = OrientedFullWindow(info, 1);
+        if (crop_) {
+          Philox rng = ws.Rng(i);
+          window = DrawRandomCropWindow(rng, window.h, window.w, *crop_);
+        }
+        samples[static_cast<size_t>(i)] =
+            GpuDecodeSample{data, size, true, info.height, info.width, window, nullptr, info.subsampling,
+                            info.progressive, false, info.jpeg_common_layout};
+        infos[static_cast<size_t>(i)] = info;
+      }
+    });
+    gpu->DecodeAhead(
+        ws.iteration(), samples,
+        [&](int i) {
+          const GpuDecodeSample& s = samples[static_cast<size_t>(i)];
+          try {
+            return CheckImageStructure(s.data, s.size, infos[static_cast<size_t>(i)]).empty();
+          } catch (const InvalidArgument&) {
+            return false;
+          }
+        },
+        spec().Describe());
+  }
+
   // on_error: skip for what only Setup's plan or the decode itself finds (damaged entropy data, a
   // header the reader's check passed): skip_on_error.h. Without skip the SampleError goes on as it is.
   template <typename F>
@@ -225,6 +276,7 @@ class ImageDecoderOp : public Operator {
   std::optional<RandomCropParams> crop_;
   SkipOnError skip_;  // on_error: skip: the reader that replaces rejected samples
   std::unique_ptr<GpuDecoder> gpu_;
+  std::atomic<GpuDecoder*> gpu_ready_{nullptr};  // gpu_ once made: LookAhead runs on another thread
   std::vector<GpuDecodeSample> samples_;
   DecodePlan plan_;  // the current batch's, from Setup to Run
 };

@@ -50,17 +50,6 @@ struct ChunkLeases {
   WorkerLease<Jpeg2000Path> jpeg2000;
 };
 
-RouteFacts FactsOf(const GpuDecodeSample& s) {
-  RouteFacts f;
-  f.jpeg = s.is_jpeg;
-  f.jpeg2000 = s.is_jpeg2000;
-  f.progressive = s.progressive;
-  f.subsampling = s.subsampling;
-  f.empty = s.roi.h == 0 || s.roi.w == 0;
-  f.pixels = Pixels(s);
-  return f;
-}
-
 // The host items: item k < cpu_n is the CPU list's k-th, then the nvJPEG2000 list's, then the CUDA
 // list's. Which list and which sample item k is.
 struct HostItem {
@@ -129,6 +118,14 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     const auto [pixels, seconds] = d.engines.ReadTimes(s, call);
     d.balances[slot.choice].AddEngines(pixels, seconds);
   }
+  // Images decoded ahead for this call (DecodeAhead): copied in after phase B, not routed.
+  std::vector<AheadPath::Job*>& claimed = d.claimed;
+  d.ahead.Claim(ws.iteration(), samples, claimed, &call.ahead_taken_back);
+  struct ReleaseClaimed {
+    AheadPath& ahead;
+    std::vector<AheadPath::Job*>& claimed;
+    ~ReleaseClaimed() { ahead.Release(claimed); }  // after Deliver: nothing left
+  } release_claimed{d.ahead, claimed};
   auto sample_where = [&](int i) { return where + ": sample " + std::to_string(i) + " (" + describe(i) + ")"; };
   const int channels = DecodeChannels(d.options.color);
 
@@ -149,6 +146,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   d.balanced_pixels.clear();
   double engines_fixed = 0, cuda_fixed = 0;  // pixels routed to one GPU path only
   for (int i = 0; i < n; ++i) {
+    if (claimed[static_cast<size_t>(i)] != nullptr) continue;
     const GpuDecodeSample& smp = samples[static_cast<size_t>(i)];
     const Route r = d.router.RouteOf(FactsOf(smp));
     if (r.first == DecodePath::kCpu) {
@@ -348,6 +346,12 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     CONVEYOR_CUDA_CHECK(cudaStreamWaitEvent(stream.get(), Jpeg2000Path::EndEvent(w), 0));
   }
   if (engines) d.engines.End(s, stream, call);
+  // The images decoded ahead, copied in; any that failed there go to the CPU path with the fallbacks.
+  int64_t ahead_wait_ns = 0;
+  const size_t before_ahead = d.fallbacks.size();
+  d.ahead.Deliver(claimed, samples, channels, stream, &d.fallbacks, &call.images_ahead, &ahead_wait_ns);
+  const int64_t ahead_failed = static_cast<int64_t>(d.fallbacks.size() - before_ahead);
+  call.ahead_wait_seconds = static_cast<double>(ahead_wait_ns) / 1e9;
 
   // C: what the CUDA backend and nvJPEG2000 refused goes down its chain (the CPU); every CPU
   // image's upload.
@@ -386,7 +390,8 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   const double cuda_s = static_cast<double>(cuda_end_ns.load()) / 1e9;
   balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);
-  call.images_cuda = cuda_n - (static_cast<int64_t>(d.fallbacks.size()) - jpeg2000_fallbacks);
+  call.images_cuda =
+      cuda_n - (static_cast<int64_t>(d.fallbacks.size()) - jpeg2000_fallbacks - ahead_failed) + call.images_ahead;
   call.images_jpeg2000 = jpeg2000_n - jpeg2000_fallbacks;
   call.jpeg2000_seconds = static_cast<double>(jpeg2000_ns.load()) / 1e9;
   call.images_cpu = cpu_n + static_cast<int64_t>(d.fallbacks.size());

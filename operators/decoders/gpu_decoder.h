@@ -89,6 +89,16 @@ struct GpuDecoderOptions {
   // Progressive JPEGs up to this many pixels: the CPU path (libjpeg-turbo; no CUDA calls but the
   // upload), whatever `progressive` says. 0: none.
   int64_t progressive_cpu_pixels = 0;
+  // Look-ahead (DecodeAhead): a later call's images the router sends to the CUDA backend alone whose
+  // cost (pixels, x3 progressive) is at least ahead_cost, at most ahead_images of them, costliest
+  // first, are decoded before that call on ahead_threads threads of their own (each with its own
+  // CUDA-backend worker and ahead_buffers device buffers, grown to the largest window each held);
+  // the call copies them in. One 9 MP progressive photo holds a whole call of 256 images otherwise
+  // (docs/decoding_slow_batches.md). 0: off.
+  int64_t ahead_cost = 0;
+  int ahead_images = 2;   // 1-64
+  int ahead_threads = 2;  // 1-16
+  int ahead_buffers = 3;  // per ahead thread, 1-64
   // The CPU and CUDA-backend images of a call taken from one queue, costliest first (pixels,
   // progressive ones weighted), so a large image never starts last on a thread that already
   // decoded its share (longest-processing-time-first). false: TBB's chunks in list order.
@@ -205,9 +215,21 @@ class GpuDecoder {
   GpuDecoder& operator=(const GpuDecoder&) = delete;
 
   // Queues the decoding of every sample on ws.stream() (see the table above). `where` prefixes
-  // error messages (the op's spec.Describe()).
+  // error messages (the op's spec.Describe()). Images DecodeAhead started for key ws.iteration()
+  // whose bytes, size and window match are copied in from their ahead decode.
   void Decode(const std::vector<GpuDecodeSample>& samples, const Workspace& ws, const CpuDecodeFn& cpu_decode,
               const DescribeFn& describe, const std::string& where);
+
+  // Look-ahead (options' ahead_*): a later call's samples (key: its ws.iteration(); `out` unused),
+  // before it. Starts the costliest CUDA-backend ones on the decoder's ahead threads, each only if
+  // `accept(i)` (the caller's structure check) says so; copies their bytes, so `samples` need not
+  // outlive the call. May run on another thread while Decode runs. Replaces what an earlier
+  // DecodeAhead of the same key started. Never throws for the images' sake: an image that fails
+  // ahead is decoded by its call as usual. Does nothing when ahead_cost is 0 or nvJPEG is missing.
+  void DecodeAhead(int64_t key, const std::vector<GpuDecodeSample>& samples, const std::function<bool(int)>& accept,
+                   const std::string& where);
+  // DecodeAhead would start something (ahead_cost set, nvJPEG's CUDA backend ready).
+  bool ahead_enabled() const;
 
   GpuDecoderCounters counters() const;
   const GpuDecoderOptions& options() const;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/cuda/event.h"
+#include "operators/decoders/ahead_path.h"
 #include "operators/decoders/cpu_path.h"
 #include "operators/decoders/cuda_path.h"
 #include "operators/decoders/decode_balance.h"
@@ -27,6 +28,7 @@ struct GpuDecoder::Impl {
   GpuDecoderOptions options;
   const NvjpegLibrary* lib = nullptr;  // null: everything on the CPU path
   CudaPath cuda;
+  AheadPath ahead;  // after `cuda`: stopped before the workers it uses are destroyed
   EnginesPath engines;
   CpuPath cpu;
   Jpeg2000Path jpeg2000;
@@ -54,6 +56,7 @@ struct GpuDecoder::Impl {
   std::vector<int> engine_groups[kEngineGroups];  // by EngineGroup
   std::vector<int64_t> balanced_pixels;
   std::vector<uint8_t> to_engines;
+  std::vector<AheadPath::Job*> claimed;  // [sample]: its look-ahead job, this call
   std::vector<int64_t> item_order, item_cost;  // the host items' order (gpu_decoder.cc, OrderByCost)
 
   void Init();

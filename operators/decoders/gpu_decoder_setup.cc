@@ -113,6 +113,7 @@ void GpuDecoder::Impl::Init() {
     }
   }
   router = DecodeRouter(route);
+  ahead.Init(cuda, router, options);
   const double fixed_share = options.paths == DecodePaths::kHardwareOnly ? 1.0 : options.hw_load;
   // The share is tuned only where it is automatic and the engines exist.
   const bool share_tuned = options.engines_share_tuned && fixed_share < 0 && engines.ready();
@@ -182,5 +183,12 @@ GpuDecoderCounters GpuDecoder::counters() const {
 }
 
 const GpuDecoderOptions& GpuDecoder::options() const { return impl_->options; }
+
+bool GpuDecoder::ahead_enabled() const { return impl_->ahead.enabled(); }
+
+void GpuDecoder::DecodeAhead(int64_t key, const std::vector<GpuDecodeSample>& samples,
+                             const std::function<bool(int)>& accept, const std::string& where) {
+  impl_->ahead.Submit(key, samples, accept, where);
+}
 
 }  // namespace conveyor::ops

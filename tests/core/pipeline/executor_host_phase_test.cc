@@ -243,6 +243,56 @@ TEST(ExecutorHostPhase, RunsOnThePoolWhileTheGpuRunsThePreviousIteration) {
   EXPECT_EQ(overlapping, 3) << "the host phase of k + 1 must run while the GPU works on k";
 }
 
+// Operator::LookAhead: each iteration's host input is shown to the node once its CPU stage has run
+// and before that iteration's RunGpu, byte for byte what RunGpu then reads (every ring slot, random
+// sizes). With the CPU stage on its own thread the look at k + 1 comes while RunGpu(k) is still in
+// its host phase (what lets the JPEG decoder start k + 1's costliest photos early); with one stage
+// thread it comes right before RunGpu(k).
+TEST(ExecutorHostPhase, LookAheadShowsEachIterationsInputBeforeItsGpuStage) {
+  CONVEYOR_REQUIRE_GPU();
+  constexpr int kBatch = 4, kIterations = 10;
+  for (const bool stage_thread : {true, false}) {
+    SCOPED_TRACE(stage_thread ? "CPU stage on its own thread" : "one stage thread");
+    testing::ClearTimeline();
+    testing::ClearHostPhaseLooks();
+    std::string yaml = Yaml(
+        "  - {op: external_source, name: src, device: cpu, args: {dtype: uint8, ndim: 1}, outputs: [raw]}\n"
+        "  - {op: testing.host_phase, name: hp, device: gpu, inputs: [raw], "
+        "args: {sleep_ms: 10, record: true}, outputs: [x]}\n",
+        "x", kBatch, 4, 2);
+    const std::string flag = std::string("graph_capture: true, cpu_stage_thread: ") + (stage_thread ? "true" : "false");
+    yaml.replace(yaml.find("graph_capture: true"), std::string("graph_capture: true").size(), flag);
+    Pipeline p = Pipeline::FromYaml(yaml);
+    RunFedTwoAhead(p, kBatch, 1000, kIterations);
+    const std::vector<testing::HostPhaseLook> looks = testing::HostPhaseLooks();
+    std::map<int64_t, Clock::time_point> host_end;
+    for (const auto& e : testing::Timeline()) {
+      if (e.node == "hp:host" && !e.start) host_end[e.iteration] = e.time;
+    }
+    int overlapping = 0;
+    for (int64_t k = 0; k < kIterations; ++k) {
+      int run = -1, look = -1;
+      for (size_t j = 0; j < looks.size(); ++j) {
+        if (looks[j].iteration != k) continue;
+        if (!looks[j].ahead && run < 0) run = static_cast<int>(j);
+        if (looks[j].ahead && run < 0) look = static_cast<int>(j);
+      }
+      ASSERT_GE(run, 0) << "iteration " << k << " never ran";
+      ASSERT_GE(look, 0) << "iteration " << k << " was not shown ahead before its RunGpu";
+      EXPECT_EQ(looks[look].checksum, looks[run].checksum) << "iteration " << k << ": shown other bytes than it ran on";
+      if (!stage_thread) {
+        EXPECT_EQ(look + 1, run) << "iteration " << k << ": one stage thread shows k right before RunGpu(k)";
+      }
+      if (k > 0 && host_end.count(k - 1) && looks[look].time < host_end[k - 1]) ++overlapping;
+    }
+    if (stage_thread) {
+      EXPECT_GE(overlapping, kIterations / 2) << "the look at k + 1 should come during RunGpu(k)'s 10 ms host phase";
+    } else {
+      EXPECT_EQ(overlapping, 0);
+    }
+  }
+}
+
 // A CPU output a GPU node reads on the host is allocated pinned (what nvJPEG's engines copy by
 // DMA instead of through a pageable bounce on the calling thread), in every slot of the ring.
 TEST(ExecutorHostPhase, HostInputOfAGpuNodeIsPinned) {

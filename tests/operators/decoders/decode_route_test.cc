@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "core/error.h"
 
 namespace conveyor::ops {
@@ -222,6 +226,55 @@ TEST(DecodeRouter, Jpeg2000GoesToNvjpeg2000WhereLoadedElseTheCpu) {
   // JPEGs keep their routes beside it.
   EXPECT_EQ(DecodeRouter(c).RouteOf(Jpeg(ChromaSubsampling::k420)).first, DecodePath::kEngines);
   EXPECT_STREQ(DecodePathName(DecodePath::kJpeg2000), "nvJPEG2000");
+}
+
+// The look-ahead's picks: images the CUDA backend takes alone, at least min_cost (pixels, x3
+// progressive), costliest first, at most max_images; never balanced 4:2:0, CPU, PNG or empty ones.
+TEST(PickAhead, TheCostliestCudaBackendImagesAtMostMaxImages) {
+  std::mt19937_64 rng(std::random_device{}());
+  for (int round = 0; round < 50; ++round) {
+    const DecodeRouter router(Full());
+    std::vector<RouteFacts> facts;
+    const ChromaSubsampling kinds[] = {ChromaSubsampling::k420, ChromaSubsampling::k422, ChromaSubsampling::k444,
+                                       ChromaSubsampling::kGray};
+    for (int i = 0; i < 64; ++i) {
+      RouteFacts f = Jpeg(kinds[rng() % 4], rng() % 4 == 0, 1000 + static_cast<int64_t>(rng() % 12'000'000));
+      if (rng() % 10 == 0) f.jpeg = false;  // PNG: the CPU path
+      if (rng() % 20 == 0) f.empty = true;
+      facts.push_back(f);
+    }
+    const int64_t min_cost = 1 + static_cast<int64_t>(rng() % 10'000'000);
+    const int max_images = 1 + static_cast<int>(rng() % 8);
+    const std::vector<int> picked = PickAhead(router, facts, min_cost, max_images);
+    // The reference: every eligible image, sorted by cost (index breaks ties), cut at max_images.
+    std::vector<int> eligible;
+    for (int i = 0; i < 64; ++i) {
+      const RouteFacts& f = facts[static_cast<size_t>(i)];
+      const bool cuda_alone = f.jpeg && !f.empty && (f.progressive || f.subsampling != ChromaSubsampling::k420);
+      const int64_t cost = f.progressive ? 3 * f.pixels : f.pixels;
+      if (cuda_alone && cost >= min_cost) eligible.push_back(i);
+    }
+    std::stable_sort(eligible.begin(), eligible.end(), [&](int a, int b) {
+      return HostCost(facts[static_cast<size_t>(a)]) > HostCost(facts[static_cast<size_t>(b)]);
+    });
+    if (static_cast<int>(eligible.size()) > max_images) eligible.resize(static_cast<size_t>(max_images));
+    EXPECT_EQ(picked, eligible) << "round " << round << ", min_cost " << min_cost << ", max " << max_images;
+  }
+}
+
+TEST(PickAhead, NothingWhenOffOrWhereTheCpuTakesTheImages) {
+  const std::vector<RouteFacts> facts = {Jpeg(ChromaSubsampling::k444, true, 9'000'000),
+                                         Jpeg(ChromaSubsampling::k420, false, 9'000'000)};
+  EXPECT_TRUE(PickAhead(DecodeRouter(Full()), facts, 0, 4).empty()) << "min_cost 0: off";
+  EXPECT_TRUE(PickAhead(DecodeRouter(Full()), facts, 1, 0).empty());
+  EXPECT_EQ(PickAhead(DecodeRouter(Full()), facts, 1, 4), std::vector<int>{0}) << "balanced 4:2:0 is not picked";
+  RouterConfig cpu = Full();
+  cpu.progressive = ProgressiveRoute::kCpu;
+  EXPECT_TRUE(PickAhead(DecodeRouter(cpu), facts, 1, 4).empty()) << "progressive on the CPU path";
+  RouterConfig no_engines = Full();
+  no_engines.engines = false;
+  EXPECT_EQ(PickAhead(DecodeRouter(no_engines), facts, 1, 4), (std::vector<int>{0, 1}))
+      << "without engines 4:2:0 is the CUDA backend's alone";
 }
 
 TEST(DecodeRouter, OptionValuesAreParsedOrRefusedByName) {

@@ -72,5 +72,15 @@ void ResetHostPhaseMaxThreads();
 // The memory kinds of the host input testing.host_phase has read (since the last reset).
 std::vector<MemoryKind> HostPhaseInputKinds();
 void ResetHostPhaseInputKinds();
+// What testing.host_phase saw: each LookAhead (ahead) and RunGpu call's iteration and a checksum of
+// its input, in call order.
+struct HostPhaseLook {
+  int64_t iteration;
+  uint64_t checksum;
+  bool ahead;
+  std::chrono::steady_clock::time_point time;
+};
+std::vector<HostPhaseLook> HostPhaseLooks();
+void ClearHostPhaseLooks();
 
 }  // namespace conveyor::testing

@@ -10,6 +10,9 @@
 // | sleep_ms  | host time each sample's host phase takes (to measure overlap)             |
 // | spin_ms   | GPU time before the copy (to measure overlap)                             |
 // | record    | timeline events "<node>:host" (host phase) and "<node>:gpu" (GPU work)    |
+//
+// LookAhead (operator.h) and RunGpu both log the iteration and a checksum of the input they see
+// (HostPhaseLooks), so tests can check what the executor showed ahead and when.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,6 +33,25 @@ namespace conveyor::testing {
 namespace {
 
 std::atomic<int> g_max_threads{0};
+std::mutex g_looks_mu;
+std::vector<HostPhaseLook> g_looks;
+
+uint64_t Checksum(const TensorListCPU& in) {
+  uint64_t h = 1469598103934665603ull;
+  for (int s = 0; s < in.num_samples(); ++s) {
+    const auto* p = static_cast<const uint8_t*>(in.raw_sample(s));
+    const int64_t n = in.shape(s).num_elements();
+    h = (h ^ static_cast<uint64_t>(n)) * 1099511628211ull;
+    for (int64_t i = 0; i < n; ++i) h = (h ^ p[i]) * 1099511628211ull;
+  }
+  return h;
+}
+
+void Log(const Workspace& ws, bool ahead) {
+  HostPhaseLook look{ws.iteration(), Checksum(ws.InputCpu(0)), ahead, std::chrono::steady_clock::now()};
+  std::lock_guard<std::mutex> lock(g_looks_mu);
+  g_looks.push_back(look);
+}
 std::atomic<int> g_input_kinds{0};  // bit per MemoryKind of the host input seen in RunGpu
 
 const OpSchema kHostPhaseSchema =
@@ -64,9 +86,12 @@ class HostPhaseOp final : public Operator {
     return {desc};
   }
 
+  void LookAhead(const Workspace& ws) override { Log(ws, true); }
+
   void RunGpu(Workspace& ws) override {
     const TensorListCPU& in = ws.InputCpu(0);
     TensorListGPU& out = ws.OutputGpu(0);
+    Log(ws, false);
     if (!in.buffer().empty()) g_input_kinds.fetch_or(1 << static_cast<int>(in.buffer().kind()));
     const size_t slot = static_cast<size_t>(ws.slot());
     if (staging_.size() <= slot) {
@@ -148,5 +173,13 @@ std::vector<MemoryKind> HostPhaseInputKinds() {
   return kinds;
 }
 void ResetHostPhaseInputKinds() { g_input_kinds.store(0); }
+std::vector<HostPhaseLook> HostPhaseLooks() {
+  std::lock_guard<std::mutex> lock(g_looks_mu);
+  return g_looks;
+}
+void ClearHostPhaseLooks() {
+  std::lock_guard<std::mutex> lock(g_looks_mu);
+  g_looks.clear();
+}
 
 }  // namespace conveyor::testing

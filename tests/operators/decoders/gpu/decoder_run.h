@@ -12,11 +12,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/cuda/check.h"
@@ -79,6 +81,15 @@ struct DecodeRun {
   // > 0: the stream spins this long before the outputs are filled with 0xA5 and Decode is called,
   // so a decode path that does not wait for earlier work on the stream is overwritten by the fill.
   double spin_ms = 0;
+  // The call's key (ws.iteration()); with `ahead`, GpuDecoder::DecodeAhead sees the samples first
+  // (key `ahead_key`; `ahead_files`' bytes in place of `files`' when given) and the call waits
+  // `ahead_ms` before it starts.
+  int64_t iteration = 0;
+  bool ahead = false;
+  int64_t ahead_key = -1;  // the look's key; -1: `iteration`
+  bool look_again = false;  // after the look at `ahead_files`, one at the call's own bytes
+  double ahead_ms = 0;
+  const std::vector<TestJpeg>* ahead_files = nullptr;
 
   std::vector<std::vector<uint8_t>> operator()(const std::vector<TestJpeg>& files,
                                                const std::vector<CropWindow>& windows,
@@ -90,6 +101,7 @@ struct DecodeRun {
     ws.set_stream(stream.view());
     ws.set_thread_pool(&pool);
     ws.set_slot(slot);
+    ws.set_iteration(iteration);
     std::vector<Buffer> outs;
     std::vector<GpuDecodeSample> samples(n);
     for (int i = 0; i < n; ++i) {
@@ -104,6 +116,25 @@ struct DecodeRun {
                                    files[i].height, files[i].width, windows[i],
                                    static_cast<uint8_t*>(outs[i].device_ptr()), info.subsampling, info.progressive,
                                    false, info.jpeg_common_layout};
+    }
+    if (ahead) {
+      std::vector<GpuDecodeSample> look = samples;
+      if (ahead_files != nullptr) {
+        for (int i = 0; i < n; ++i) {
+          const TestJpeg& f = (*ahead_files)[static_cast<size_t>(i)];
+          look[i].data = f.bytes.data();
+          look[i].size = f.bytes.size();
+        }
+      }
+      for (GpuDecodeSample& smp : look) smp.out = nullptr;
+      const int64_t key = ahead_key >= 0 ? ahead_key : iteration;
+      decoder.DecodeAhead(key, look, nullptr, "op \"dec\" (decoders.image)");
+      if (ahead_files != nullptr && look_again) {  // a second look at the call's own bytes, same key
+        look = samples;
+        for (GpuDecodeSample& smp : look) smp.out = nullptr;
+        decoder.DecodeAhead(key, look, nullptr, "op \"dec\" (decoders.image)");
+      }
+      if (ahead_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ahead_ms));
     }
     if (spin_ms > 0) ::conveyor::testing::SpinGpu(spin_ms, stream.view());
     for (int i = 0; i < n; ++i) {
