@@ -216,11 +216,13 @@ int BenchCommand(const PipelineCommand& cmd, const BenchOptions& o, std::ostream
                     "\"cuda_workers_pinned_wait_ms\": %.6f, \"cuda_workers_issue_ms\": %.6f, "
                     "\"engines_other_images_per_call\": %.2f, \"fallbacks_per_call\": %.2f, \"cpu_decode_ms\": %.6f, "
                     "\"engine_handles\": %d, \"engine_handles_chosen\": %d, \"engines_only_chosen\": %d, "
-                    "\"cuda_shared_images_per_call\": %.2f},\n",
+                    "\"cuda_shared_images_per_call\": %.2f, \"ahead_images_per_call\": %.2f, "
+                    "\"ahead_taken_back_per_call\": %.2f, \"ahead_wait_ms\": %.6f},\n",
                     dec.engines_images, dec.cuda_images, dec.cpu_images, dec.engines_share, dec.engines_host,
                     dec.engines_gpu, dec.cuda, dec.engines_rate, dec.cuda_rate, dec.engines, dec.cores_per_engine,
                     dec.cuda_host, dec.cuda_pinned_wait, dec.cuda_issue, dec.engines_other_images, dec.fallbacks,
-                    dec.cpu_decode, dec.handles, dec.handles_chosen, dec.engines_only_chosen, dec.cuda_shared_images);
+                    dec.cpu_decode, dec.handles, dec.handles_chosen, dec.engines_only_chosen, dec.cuda_shared_images,
+                    dec.ahead_images, dec.ahead_taken_back, dec.ahead_wait);
       out << buf;
     }
     const MemoryStatsSnapshot pin = MemoryStats::Get(MemoryKind::kPinned);

@@ -21,6 +21,9 @@ DecoderTimes DecoderTimesBetween(const ops::GpuDecoderCounters& a, const ops::Gp
   t.cuda_images = count(a.images_cuda, b.images_cuda);
   t.cuda_shared_images = count(a.images_cuda_shared, b.images_cuda_shared);
   t.cpu_images = count(a.images_cpu, b.images_cpu);
+  t.ahead_images = count(a.images_ahead, b.images_ahead);
+  t.ahead_taken_back = count(a.ahead_taken_back, b.ahead_taken_back);
+  t.ahead_wait = ms(a.ahead_wait_seconds, b.ahead_wait_seconds);
   const double gpu_paths = t.engines_images + t.cuda_images;
   t.engines_share = gpu_paths > 0 ? t.engines_images / gpu_paths : 0;
   const double batches = static_cast<double>(b.hw_batches - a.hw_batches);

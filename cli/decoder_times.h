@@ -16,6 +16,9 @@ struct DecoderTimes {
   // The mix: images per call on each path and the engines' share of the accepted ones.
   double engines_images = 0, cuda_images = 0, cpu_images = 0, engines_share = 0;
   double cuda_shared_images = 0;  // of cuda_images, on the CUDA backend's shared states
+  // Look-ahead: of cuda_images, those decoded before their call; those picked but taken back by
+  // their call (not started in time); ms per call waiting for the ones decoded ahead.
+  double ahead_images = 0, ahead_taken_back = 0, ahead_wait = 0;
   // ms per engines' batch whose GPU time was read: host time inside nvJPEG's batched call, and
   // GPU time between its events; ms per call of the CUDA backend's part of phase B.
   double engines_host = 0, engines_gpu = 0, cuda = 0;

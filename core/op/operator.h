@@ -30,8 +30,8 @@
 //     slot s's previous one finished;
 //   - it is never captured; GPU operators after it are (it ends one captured segment, the next
 //     starts after it), and its host phase for iteration k+1 runs while the GPU executes k;
-//   - LookAhead(ws) shows it each iteration's host inputs as soon as the CPU stage has made them,
-//     before that iteration's Setup — with the CPU stage on its own thread, while RunGpu of an
+//   - with the CPU stage on its own thread, LookAhead(ws) shows it each iteration's host inputs as
+//     soon as that thread has made them, before that iteration's Setup and while RunGpu of an
 //     earlier iteration may still run: it may start work for that iteration early (the JPEG
 //     decoder starts its costliest photos) but RunGpu must give the same result without it.
 //
@@ -63,9 +63,9 @@ class Operator {
   virtual void RunCpu(Workspace& ws);
   virtual void PrepareGpu(Workspace& ws) { (void)ws; }
   virtual void RunGpu(Workspace& ws);
-  // GPU operators with a host phase (above): iteration ws.iteration()'s inputs, once the CPU stage
-  // produced them, on the thread that ran that CPU stage (so possibly while RunGpu of an earlier
-  // iteration runs on another). ws has the inputs, iteration, seed, slot and the CPU stage's pool
+  // GPU operators with a host phase (above), where the CPU stage runs on its own thread:
+  // iteration ws.iteration()'s inputs, once the CPU stage produced them, on that thread (so
+  // possibly while RunGpu of an earlier iteration runs on another). ws has the inputs, iteration, seed, slot and the CPU stage's pool
   // (idle then); no outputs, no stream. The inputs stay valid only until the call returns: copy
   // what work started here keeps. A hint, called again when a rewind redoes the iteration (with
   // its new inputs); RunGpu of an iteration must not depend on it. Default: nothing.

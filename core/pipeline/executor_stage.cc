@@ -156,7 +156,6 @@ void ExecutorState::RewindNodes(int64_t k, const std::vector<std::pair<int, std:
 void ExecutorState::RunIteration(int64_t k, Slot& slot, std::vector<std::optional<Fed>>& incoming) {
   const int64_t waited = PrepareSlot(k, slot, incoming, device_set);
   RunCpuStage(k, slot);
-  LookAhead(k, slot);
   // stage_cpu_ns: from the iteration's start (the ready check included, a GPU wait excluded).
   const auto issue_from = Clock::now();
   stage_cpu_ns.fetch_add(Nanos(issue_from - stage_mark) - waited, std::memory_order_relaxed);

@@ -55,8 +55,10 @@ bool SameBytes(const std::vector<uint8_t>& copy, const uint8_t* data, size_t siz
 }
 
 bool Matches(const Job& job, const GpuDecodeSample& s) {
-  return job.source == s.data && job.sample.height == s.height && job.sample.width == s.width &&
-         job.sample.roi == s.roi && SameBytes(job.bytes, s.data, s.size);
+  const GpuDecodeSample& j = job.sample;
+  return job.source == s.data && j.height == s.height && j.width == s.width && j.roi == s.roi &&
+         j.is_jpeg == s.is_jpeg && j.is_jpeg2000 == s.is_jpeg2000 && j.progressive == s.progressive &&
+         j.subsampling == s.subsampling && SameBytes(job.bytes, s.data, s.size);
 }
 
 

@@ -221,31 +221,30 @@ class ImageDecoderOp : public Operator {
     if (n == 0 || in.dtype() != DType::kUInt8) return;
     std::vector<GpuDecodeSample> samples(static_cast<size_t>(n));
     std::vector<ImageInfo> infos(static_cast<size_t>(n));
-    ws.ParallelFor(n, 16, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        const int i = static_cast<int>(k);
-        if (in.shape(i).ndim() != 1) continue;
-        const auto* data = static_cast<const uint8_t*>(in.raw_sample(i));
-        const size_t size = static_cast<size_t>(in.shape(i)[0]);
-        ImageInfo info;
-        try {
-          info = ParseImageInfo(data, size, max_pixels_);
-        } catch (const InvalidArgument&) {
-          continue;
-        }
-        const int orientation = adjust_orientation_ ? info.orientation : 1;
-        if (info.format != ImageFormat::kJpeg || info.arithmetic || info.components == 4 || orientation != 1) continue;
-        CropWindow window = OrientedFullWindow(info, 1);
-        if (crop_) {
-          Philox rng = ws.Rng(i);
-          window = DrawRandomCropWindow(rng, window.h, window.w, *crop_);
-        }
-        samples[static_cast<size_t>(i)] =
-            GpuDecodeSample{data, size, true, info.height, info.width, window, nullptr, info.subsampling,
-                            info.progressive, false, info.jpeg_common_layout};
-        infos[static_cast<size_t>(i)] = info;
+    // Headers on this thread (the CPU stage's, which runs ahead of the GPU stage), leaving the
+    // pool's threads asleep.
+    for (int i = 0; i < n; ++i) {
+      if (in.shape(i).ndim() != 1) continue;
+      const auto* data = static_cast<const uint8_t*>(in.raw_sample(i));
+      const size_t size = static_cast<size_t>(in.shape(i)[0]);
+      ImageInfo info;
+      try {
+        info = ParseImageInfo(data, size, max_pixels_);
+      } catch (const InvalidArgument&) {
+        continue;
       }
-    });
+      const int orientation = adjust_orientation_ ? info.orientation : 1;
+      if (info.format != ImageFormat::kJpeg || info.arithmetic || info.components == 4 || orientation != 1) continue;
+      CropWindow window = OrientedFullWindow(info, 1);
+      if (crop_) {
+        Philox rng = ws.Rng(i);
+        window = DrawRandomCropWindow(rng, window.h, window.w, *crop_);
+      }
+      samples[static_cast<size_t>(i)] =
+          GpuDecodeSample{data, size, true, info.height, info.width, window, nullptr, info.subsampling,
+                          info.progressive, false, info.jpeg_common_layout};
+      infos[static_cast<size_t>(i)] = info;
+    }
     gpu->DecodeAhead(
         ws.iteration(), samples,
         [&](int i) {

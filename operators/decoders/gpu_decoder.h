@@ -94,9 +94,9 @@ struct GpuDecoderOptions {
   // first, are decoded before that call on ahead_threads threads of their own (each with its own
   // CUDA-backend worker and ahead_buffers device buffers, grown to the largest window each held);
   // the call copies them in. One 9 MP progressive photo holds a whole call of 256 images otherwise
-  // (docs/decoding_slow_batches.md). 0: off.
-  int64_t ahead_cost = 0;
-  int ahead_images = 2;   // 1-64
+  // (docs/decoding_slow_batches.md, "Starting the costliest photos a call early"). 0: off.
+  int64_t ahead_cost = 3'000'000;
+  int ahead_images = 4;   // 1-64
   int ahead_threads = 2;  // 1-16
   int ahead_buffers = 3;  // per ahead thread, 1-64
   // The CPU and CUDA-backend images of a call taken from one queue, costliest first (pixels,

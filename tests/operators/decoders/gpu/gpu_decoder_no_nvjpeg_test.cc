@@ -36,6 +36,7 @@ TEST(GpuDecoderWithoutNvjpeg, SaysSoOnceAndCounts) {
   EXPECT_FALSE(c.nvjpeg_available);
   EXPECT_FALSE(c.hardware_available);
   EXPECT_THAT(c.unavailable_reason, HasSubstr("/nonexistent/libnvjpeg.so.13"));
+  EXPECT_FALSE(first.ahead_enabled()) << "no CUDA backend: nothing to decode ahead";
 }
 
 // The tools' measuring switches (decoder_env.h): a CONVEYOR_JPEG_ENGINES, _ENGINES_WAIT or
@@ -135,6 +136,10 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "9M"}},
       {"CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
       {"CONVEYOR_JPEG_CUDA_SHARED_STATES", "expected a whole number from 1 to 16", {"0", "17", "", "two"}},
+      {"CONVEYOR_JPEG_AHEAD_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "3MP"}},
+      {"CONVEYOR_JPEG_AHEAD_IMAGES", "expected a whole number from 1 to 64", {"0", "65", "", "four"}},
+      {"CONVEYOR_JPEG_AHEAD_THREADS", "expected a whole number from 1 to 16", {"0", "17", ""}},
+      {"CONVEYOR_JPEG_AHEAD_BUFFERS", "expected a whole number from 1 to 64", {"0", "65", "x"}},
       {"CONVEYOR_JPEG_PROGRESSIVE", "expected cpu or cuda", {"", "gpu", "CPU", "engines"}},
       {"CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "small"}},
       {"CONVEYOR_JPEG_ENGINES_IMAGE_KPIXELS", "expected a whole number from 0 to 100000", {"-1", "100001", "x"}},
@@ -196,6 +201,12 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_EQ(options.cuda_shared_pixels, 0);  // the defaults
   EXPECT_EQ(options.cuda_shared_states, 2);
   setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "2000", 1);
+  EXPECT_EQ(options.ahead_cost, 3'000'000);  // the defaults
+  EXPECT_EQ(options.ahead_images, 4);
+  setenv("CONVEYOR_JPEG_AHEAD_KPIXELS", "0", 1);
+  setenv("CONVEYOR_JPEG_AHEAD_IMAGES", "7", 1);
+  setenv("CONVEYOR_JPEG_AHEAD_THREADS", "3", 1);
+  setenv("CONVEYOR_JPEG_AHEAD_BUFFERS", "5", 1);
   setenv("CONVEYOR_JPEG_CUDA_SHARED_STATES", "3", 1);
   setenv("CONVEYOR_JPEG_PROGRESSIVE_CPU_KPIXELS", "250", 1);
   setenv("CONVEYOR_JPEG_COSTLIEST_FIRST", "0", 1);
@@ -226,6 +237,14 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   unsetenv("CONVEYOR_JPEG_OTHER_ENGINES_KPIXELS");
   EXPECT_EQ(options.other_engines_pixels, 4'000'000);
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS");
+  for (const char* name : {"CONVEYOR_JPEG_AHEAD_KPIXELS", "CONVEYOR_JPEG_AHEAD_IMAGES", "CONVEYOR_JPEG_AHEAD_THREADS",
+                           "CONVEYOR_JPEG_AHEAD_BUFFERS"}) {
+    unsetenv(name);
+  }
+  EXPECT_EQ(options.ahead_cost, 0);
+  EXPECT_EQ(options.ahead_images, 7);
+  EXPECT_EQ(options.ahead_threads, 3);
+  EXPECT_EQ(options.ahead_buffers, 5);
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_STATES");
   EXPECT_EQ(options.cuda_shared_pixels, 2'000'000);
   EXPECT_EQ(options.cuda_shared_states, 3);
