@@ -3,8 +3,11 @@
 // — with each image sent to the path that decodes it fastest (decode_route.h) and the images both
 // JPEG GPU paths take split between them from measured throughput (decode_balance.h).
 //
+//   DecodeAhead(key, samples)  (before the call, from another thread: the executor's look-ahead)
+//      the call's costliest CUDA-backend images decoded on threads of their own (ahead_path.h)
 //   Decode(samples, ws):
-//   A  route     every image's path (router); the engines' support check for their images (parallel)
+//   A  route     the images decoded ahead for this call are claimed (copied in after B), the
+//                rest routed (router); the engines' support check for their images (parallel)
 //   B  decode    every path side by side: the engines' calls on threads of their own (RunBeside),
 //                CUDA-backend, nvJPEG2000 and CPU images over the pool's other threads (ParallelFor)
 //   C  refusals  images a path refused go down their chain (router.Next); the CPU path's uploads
