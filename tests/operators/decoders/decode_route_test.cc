@@ -250,7 +250,11 @@ TEST(PickAhead, TheCostliestCudaBackendImagesAtMostMaxImages) {
     std::vector<int> eligible;
     for (int i = 0; i < 64; ++i) {
       const RouteFacts& f = facts[static_cast<size_t>(i)];
-      const bool cuda_alone = f.jpeg && !f.empty && (f.progressive || f.subsampling != ChromaSubsampling::k420);
+      // Progressive: the CUDA backend; baseline above large_pixels: the engines' large call;
+      // other baseline 4:2:0: balanced; the rest: the CUDA backend.
+      const bool large = !f.progressive && f.pixels > router.config().large_pixels;
+      const bool cuda_alone =
+          f.jpeg && !f.empty && !large && (f.progressive || f.subsampling != ChromaSubsampling::k420);
       const int64_t cost = f.progressive ? 3 * f.pixels : f.pixels;
       if (cuda_alone && cost >= min_cost) eligible.push_back(i);
     }
