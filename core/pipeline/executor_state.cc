@@ -170,8 +170,7 @@ ExecutorState::ExecutorState(Graph g) : graph(std::move(g)) {
   // own thread, the executor shows them each iteration's inputs once its CPU stage has run
   // (Operator::LookAhead); with one stage thread the GPU stage follows at once, nothing to gain.
   for (const GraphNode& node : nodes) {
-    if (!ahead) break;
-    if (node.device != Device::kGpu || node.op() == kExternalSourceOp) continue;
+    if (!ahead || node.device != Device::kGpu || node.op() == kExternalSourceOp) continue;
     const bool host_input = std::any_of(node.inputs.begin(), node.inputs.end(), [&](const GraphEdge& edge) {
       return !edge.staged() && edge.data_device == Device::kCpu && cpu_side[edge.producer];
     });

@@ -31,6 +31,14 @@ std::string SampleWhere(const std::string& where, const TensorListCPU& input, in
          (source.empty() ? "" : " (" + source + ")");
 }
 
+CropWindow PlanWindow(const Workspace& ws, int sample, const ImageInfo& info, int orientation,
+                      const std::optional<RandomCropParams>& crop) {
+  const CropWindow shown = OrientedFullWindow(info, orientation);
+  if (!crop) return shown;
+  Philox rng = ws.Rng(sample);
+  return DrawRandomCropWindow(rng, shown.h, shown.w, *crop);
+}
+
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
                      const std::optional<RandomCropParams>& crop, bool adjust_orientation, int64_t max_pixels) {
   DecodePlan plan;
@@ -68,12 +76,7 @@ DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColo
         plan.infos[static_cast<size_t>(i)] = info;
         // Windows are drawn in the shown image, as the user sees it (DALI does the same).
         const int orientation = adjust_orientation ? info.orientation : 1;
-        CropWindow window = OrientedFullWindow(info, orientation);
-        if (crop) {
-          Philox rng = ws.Rng(i);
-          window = DrawRandomCropWindow(rng, window.h, window.w, *crop);
-        }
-        plan.windows[static_cast<size_t>(i)] = window;
+        plan.windows[static_cast<size_t>(i)] = PlanWindow(ws, i, info, orientation, crop);
         plan.orientations[static_cast<size_t>(i)] = orientation;
       } catch (const InvalidArgument& e) {
         std::lock_guard<std::mutex> lock(mu);

@@ -52,6 +52,12 @@ std::string SourceText(const TensorListCPU& input, int sample);
 DecodePlan PlanBatch(const Workspace& ws, const TensorListCPU& input, OutputColor color,
                      const std::optional<RandomCropParams>& crop, bool adjust_orientation, int64_t max_pixels);
 
+// The window PlanBatch plans for sample `sample` (header `info`, EXIF `orientation` applied or 1):
+// the whole shown image, or with `crop` a random one drawn from ws.Rng(sample). The decoder's
+// look-ahead draws the same windows through it before Setup.
+CropWindow PlanWindow(const Workspace& ws, int sample, const ImageInfo& info, int orientation,
+                      const std::optional<RandomCropParams>& crop);
+
 // Decodes sample `sample` of `input` as planned into `out` (its window of the shown image, HWC
 // packed: DecodeOrientedImageCpu, held to plan.max_pixels). Throws
 // InvalidArgument: SampleWhere + the decoder's reason.

@@ -212,7 +212,7 @@ class ImageDecoderOp : public Operator {
 
   // GPU backend, once RunGpu made the decoder: shows it a later batch (the decoder starts its
   // costliest photos early, GpuDecoderOptions::ahead_cost) with the windows Setup will draw for it
-  // (the same RNG streams). Files whose header or structure fails are left to Setup to report.
+  // (PlanWindow, as PlanBatch). Files whose header or structure fails are left to Setup to report.
   void LookAhead(const Workspace& ws) override {
     GpuDecoder* gpu = gpu_ready_.load(std::memory_order_acquire);
     if (gpu == nullptr || !gpu->ahead_enabled()) return;
@@ -235,14 +235,9 @@ class ImageDecoderOp : public Operator {
       }
       const int orientation = adjust_orientation_ ? info.orientation : 1;
       if (info.format != ImageFormat::kJpeg || info.arithmetic || info.components == 4 || orientation != 1) continue;
-      CropWindow window = OrientedFullWindow(info, 1);
-      if (crop_) {
-        Philox rng = ws.Rng(i);
-        window = DrawRandomCropWindow(rng, window.h, window.w, *crop_);
-      }
       samples[static_cast<size_t>(i)] =
-          GpuDecodeSample{data, size, true, info.height, info.width, window, nullptr, info.subsampling,
-                          info.progressive, false, info.jpeg_common_layout};
+          GpuDecodeSample{data, size, true, info.height, info.width, PlanWindow(ws, i, info, 1, crop_), nullptr,
+                          info.subsampling, info.progressive, false, info.jpeg_common_layout};
       infos[static_cast<size_t>(i)] = info;
     }
     gpu->DecodeAhead(
