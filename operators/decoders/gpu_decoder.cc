@@ -348,9 +348,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   if (engines) d.engines.End(s, stream, call);
   // The images decoded ahead, copied in; any that failed there go to the CPU path with the fallbacks.
   int64_t ahead_wait_ns = 0;
-  const size_t before_ahead = d.fallbacks.size();
   d.ahead.Deliver(claimed, samples, channels, stream, &d.fallbacks, &call.images_ahead, &ahead_wait_ns);
-  const int64_t ahead_failed = static_cast<int64_t>(d.fallbacks.size() - before_ahead);
   call.ahead_wait_seconds = static_cast<double>(ahead_wait_ns) / 1e9;
 
   // C: what the CUDA backend and nvJPEG2000 refused goes down its chain (the CPU); every CPU
@@ -364,11 +362,13 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
     }
   }
   int64_t cuda_pixels = 0;
+  int64_t cuda_decoded = 0;  // the list holds the engines' failures sent to the CUDA backend too
   for (int i : d.cuda_list) {
     if (cuda_refused[static_cast<size_t>(i)]) {
       d.fallbacks.push_back(i);
     } else {
       cuda_pixels += Pixels(samples[static_cast<size_t>(i)]);
+      ++cuda_decoded;
     }
   }
   if (!d.fallbacks.empty()) {
@@ -390,8 +390,7 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
 
   const double cuda_s = static_cast<double>(cuda_end_ns.load()) / 1e9;
   balance.AddCuda(static_cast<double>(cuda_pixels), cuda_s);
-  call.images_cuda =
-      cuda_n - (static_cast<int64_t>(d.fallbacks.size()) - jpeg2000_fallbacks - ahead_failed) + call.images_ahead;
+  call.images_cuda = cuda_decoded + call.images_ahead;
   call.images_jpeg2000 = jpeg2000_n - jpeg2000_fallbacks;
   call.jpeg2000_seconds = static_cast<double>(jpeg2000_ns.load()) / 1e9;
   call.images_cpu = cpu_n + static_cast<int64_t>(d.fallbacks.size());
