@@ -23,13 +23,6 @@ void DecodeBalance::AddCuda(double pixels, double seconds) {
   Update();
 }
 
-void DecodeBalance::SeedFrom(const DecodeBalance& other) {
-  if (fixed_ || measured() || other.fixed_ || !other.measured()) return;
-  engines_rate_ = other.engines_rate_;
-  cuda_rate_ = other.cuda_rate_;
-  share_ = other.share_;
-}
-
 void DecodeBalance::Update() {
   if (fixed_ || engines_rate_ <= 0 || cuda_rate_ <= 0) return;
   share_ = std::clamp(engines_rate_ / (engines_rate_ + cuda_rate_), kMinShare, 1 - kMinShare);

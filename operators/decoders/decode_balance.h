@@ -33,11 +33,6 @@ class DecodeBalance {
   // One measurement: `pixels` decoded in `seconds` (ignored when either is not positive).
   void AddEngines(double pixels, double seconds);
   void AddCuda(double pixels, double seconds);
-  // An automatic balance that has measured nothing yet starts from `other`'s rates and share (an
-  // automatic one that has): a tuner choice's first window then starts near the settled split
-  // instead of kInitialShare. Otherwise nothing changes.
-  void SeedFrom(const DecodeBalance& other);
-  bool measured() const { return engines_rate_ > 0 || cuda_rate_ > 0; }
 
   // For candidates with these pixel counts (in order): 1 where the engines take it. The engines
   // already have `engines_fixed` pixels of this call and the CUDA backend `cuda_fixed` (images

@@ -166,7 +166,6 @@ void GpuDecoder::Decode(const std::vector<GpuDecodeSample>& samples, const Works
   }
   slot.choice = d.tuner.choice();
   DecodeBalance& balance = d.balances[slot.choice];
-  for (const DecodeBalance& other : d.balances) balance.SeedFrom(other);  // a choice's first call
   balance.Split(d.balanced_pixels, d.to_engines, engines_fixed, cuda_fixed);
   for (size_t k = 0; k < d.balanced.size(); ++k) {
     (d.to_engines[k] ? d.engine_groups[static_cast<int>(EngineGroup::k420)] : d.cuda_list).push_back(d.balanced[k]);

@@ -17,8 +17,8 @@
 // measured too: "balanced" (the DecodeBalance's automatic share) against "engines only" (share 1
 // for the candidates); balanced must win by `balanced_margin` to be kept, since it costs cores.
 //
-//   calls:  warm-up | probe: A A A A A A  B B B B B B  A ... B ... | hold the fastest ... | probe
-//                            ^ settle (not measured), then `measure` calls
+//   calls:  warm-up | probe: A A A A A A A A  B B B B B B B B  A ... B ... | hold the fastest ... | probe
+//                            ^^ settle (not measured), then `measure` calls
 //
 // Choices in order (those tuned): 0 most handles balanced, then most handles engines only, then one
 // handle balanced, then one handle engines only; windows cycle through them. A call's figure is its
@@ -36,12 +36,9 @@ namespace conveyor::ops {
 class PartsTuner {
  public:
   struct Schedule {
-    // 28 calls in all, most of them inside a first epoch of 256-image batches: a longer probe ran
-    // into benchmarks' timed blocks (docs/decoding_slow_batches.md).
-    int warmup = 4;   // first calls: most handles, not measured (allocation, preallocation)
-    int settle = 1;   // calls after each switch that are not measured (the balance re-settles;
-                      // a choice's first window starts from the settled one's rates, SeedFrom)
-    int measure = 5;  // measured calls per window
+    int warmup = 6;   // first calls: most handles, not measured (allocation, preallocation)
+    int settle = 2;   // calls after each switch that are not measured (the balance re-settles)
+    int measure = 6;  // measured calls per window
     int rounds = 2;   // windows per choice in one probe, alternating
     int hold = 500;   // calls the faster choice holds before the next probe
   };

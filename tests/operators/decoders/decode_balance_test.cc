@@ -1,5 +1,5 @@
 // The engines / CUDA backend split (decode_balance.h), GPU-free: pixel shares on fresh random
-// batches of mixed sizes, the rates' smoothing, the clamp, a fixed share, seeding a fresh balance.
+// batches of mixed sizes, the rates' smoothing, the clamp, a fixed share.
 #include "operators/decoders/decode_balance.h"
 
 #include <gtest/gtest.h>
@@ -137,50 +137,6 @@ TEST(SortLargestFirst, OrdersBySizeLargestFirstKeepingTiesInOrder) {
       }
     }
   }
-}
-
-TEST(DecodeBalance, SeedFromStartsAnUnmeasuredBalanceAtAnotherOnesRates) {
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_real_distribution<double> rate(1e9, 5e9);  // shares inside the clamp
-  for (int round = 0; round < 20; ++round) {
-    DecodeBalance settled;
-    const double engines = rate(rng), cuda = rate(rng);
-    settled.AddEngines(engines, 1.0);
-    settled.AddCuda(cuda, 1.0);
-    DecodeBalance fresh;
-    DecodeBalance unmeasured;
-    fresh.SeedFrom(unmeasured);  // nothing measured there: nothing to take
-    EXPECT_FALSE(fresh.measured());
-    EXPECT_DOUBLE_EQ(fresh.share(), DecodeBalance::kInitialShare);
-    fresh.SeedFrom(settled);
-    ASSERT_TRUE(fresh.measured());
-    EXPECT_DOUBLE_EQ(fresh.engines_rate(), engines);
-    EXPECT_DOUBLE_EQ(fresh.cuda_rate(), cuda);
-    EXPECT_DOUBLE_EQ(fresh.share(), settled.share());
-    // Then it goes its own way: its next measurement moves it, a second seed does not.
-    fresh.AddCuda(cuda / 2, 1.0);
-    const double own = fresh.share();
-    EXPECT_GT(own, settled.share());
-    DecodeBalance other;
-    other.AddEngines(rate(rng), 1.0);
-    other.AddCuda(rate(rng), 1.0);
-    fresh.SeedFrom(other);
-    EXPECT_DOUBLE_EQ(fresh.share(), own);
-  }
-  // A fixed share (hw_decoder_load, an "engines only" choice) is neither seeded nor a seed.
-  DecodeBalance settled;
-  settled.AddEngines(2e9, 1.0);
-  settled.AddCuda(1e9, 1.0);
-  DecodeBalance fixed(1.0);
-  fixed.SeedFrom(settled);
-  EXPECT_FALSE(fixed.measured());
-  EXPECT_DOUBLE_EQ(fixed.share(), 1.0);
-  DecodeBalance fresh;
-  DecodeBalance fixed_measured(0.5);
-  fixed_measured.AddEngines(2e9, 1.0);
-  fixed_measured.AddCuda(1e9, 1.0);
-  fresh.SeedFrom(fixed_measured);
-  EXPECT_FALSE(fresh.measured());
 }
 
 }  // namespace
