@@ -104,7 +104,7 @@ void AheadPath::Submit(int64_t key, const std::vector<GpuDecodeSample>& samples,
   facts.reserve(samples.size());
   for (const GpuDecodeSample& s : samples) facts.push_back(FactsOf(s));
   std::vector<std::unique_ptr<Job>> made;
-  for (int i : PickAhead(router_, facts, options_.ahead_cost, options_.ahead_images)) {
+  for (int i : PickAhead(router_, facts, options_.ahead_cost, options_.ahead_images, options_.ahead_balanced_pixels)) {
     const GpuDecodeSample& s = samples[static_cast<size_t>(i)];
     if (accept && !accept(i)) continue;
     auto job = std::make_unique<Job>();

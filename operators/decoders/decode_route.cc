@@ -65,14 +65,16 @@ DecodePath DecodeRouter::Next(DecodePath refused_by) const {
 }
 
 std::vector<int> PickAhead(const DecodeRouter& router, const std::vector<RouteFacts>& facts, int64_t min_cost,
-                           int max_images) {
+                           int max_images, int64_t balanced_min_pixels) {
   std::vector<int> picked;
   if (max_images <= 0 || min_cost <= 0) return picked;
   for (size_t i = 0; i < facts.size(); ++i) {
     const RouteFacts& f = facts[i];
-    if (f.empty || HostCost(f) < min_cost) continue;
+    if (f.empty) continue;
     const Route r = router.RouteOf(f);
-    if (r.first == DecodePath::kCuda && !r.balanced) picked.push_back(static_cast<int>(i));
+    const bool cuda_alone = r.first == DecodePath::kCuda && !r.balanced && HostCost(f) >= min_cost;
+    const bool balanced_large = r.balanced && balanced_min_pixels > 0 && f.pixels >= balanced_min_pixels;
+    if (cuda_alone || balanced_large) picked.push_back(static_cast<int>(i));
   }
   std::stable_sort(picked.begin(), picked.end(),
                    [&](int a, int b) { return HostCost(facts[static_cast<size_t>(a)]) > HostCost(facts[static_cast<size_t>(b)]); });

@@ -103,9 +103,11 @@ inline int64_t HostCost(const RouteFacts& f) { return f.progressive ? 3 * f.pixe
 
 // Look-ahead (GpuDecoder::DecodeAhead): the images of a later call worth starting before it — those
 // the router sends to the CUDA backend alone (not balanced with the engines) whose HostCost is at
-// least `min_cost` — costliest first (ties by index), at most `max_images`. Indices into `facts`.
+// least `min_cost`, and, when `balanced_min_pixels` > 0, those the balance would split between the
+// engines and the CUDA backend with at least that many pixels — costliest first (ties by index), at
+// most `max_images`. min_cost 0: none. Indices into `facts`.
 std::vector<int> PickAhead(const DecodeRouter& router, const std::vector<RouteFacts>& facts, int64_t min_cost,
-                           int max_images);
+                           int max_images, int64_t balanced_min_pixels = 0);
 
 // "progressive" / "other_chroma" option values, for messages and the CLI: "cpu", "cuda",
 // "engines_own_call" (other_chroma only). Parse* throw InvalidArgument naming `what`, the value and the choices.

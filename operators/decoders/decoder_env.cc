@@ -110,6 +110,7 @@ void ApplyDecoderEnv(GpuDecoderOptions& o) {
   WholeNumber("CONVEYOR_JPEG_CUDA_SHARED_STATES", 1, 16, o.cuda_shared_states);
   Kilopixels("CONVEYOR_JPEG_LARGE_KPIXELS", 1, 1000000, o.large_pixels);
   Kilopixels("CONVEYOR_JPEG_AHEAD_KPIXELS", 0, 1000000, o.ahead_cost);
+  Kilopixels("CONVEYOR_JPEG_AHEAD_BALANCED_KPIXELS", 0, 1000000, o.ahead_balanced_pixels);
   WholeNumber("CONVEYOR_JPEG_AHEAD_IMAGES", 1, 64, o.ahead_images);
   WholeNumber("CONVEYOR_JPEG_AHEAD_THREADS", 1, 16, o.ahead_threads);
   WholeNumber("CONVEYOR_JPEG_AHEAD_BUFFERS", 1, 64, o.ahead_buffers);

@@ -37,6 +37,7 @@
 // | CONVEYOR_JPEG_HYBRID_KPIXELS | 0-1000000 (the option's / 1000)  | hybrid_huffman_threshold/1000 |
 // | CONVEYOR_JPEG_PROGRESSIVE_HYBRID_KPIXELS | 0-1000000 (unset)   | progressive_huffman_threshold |
 // | CONVEYOR_JPEG_AHEAD_KPIXELS  | 0 off, 1-1000000 (the option's)  | ahead_cost / 1000             |
+// | CONVEYOR_JPEG_AHEAD_BALANCED_KPIXELS | 0 off, 1-1000000 (the option's) | ahead_balanced_pixels / 1000 |
 // | CONVEYOR_JPEG_AHEAD_IMAGES   | 1-64 (the option's)              | ahead_images                  |
 // | CONVEYOR_JPEG_AHEAD_THREADS  | 1-16 (the option's)              | ahead_threads                 |
 // | CONVEYOR_JPEG_AHEAD_BUFFERS  | 1-64 (the option's)              | ahead_buffers                 |

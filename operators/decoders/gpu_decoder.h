@@ -99,6 +99,10 @@ struct GpuDecoderOptions {
   // the call copies them in. One 9 MP progressive photo holds a whole call of 256 images otherwise
   // (docs/decoding_slow_batches.md, "Starting the costliest photos a call early"). 0: off.
   int64_t ahead_cost = 3'000'000;
+  // Baseline 4:2:0 JPEGs the balance would split between the engines and the CUDA backend, with at
+  // least this many pixels, are picked too (their cost: pixels): one such photo on one JPEG engine
+  // can hold the engines' part of a call. 0: none.
+  int64_t ahead_balanced_pixels = 0;
   int ahead_images = 4;   // 1-64
   int ahead_threads = 2;  // 1-16
   int ahead_buffers = 3;  // per ahead thread, 1-64

@@ -229,7 +229,8 @@ TEST(DecodeRouter, Jpeg2000GoesToNvjpeg2000WhereLoadedElseTheCpu) {
 }
 
 // The look-ahead's picks: images the CUDA backend takes alone, at least min_cost (pixels, x3
-// progressive), costliest first, at most max_images; never balanced 4:2:0, CPU, PNG or empty ones.
+// progressive), costliest first, at most max_images; balanced 4:2:0 only from balanced_min_pixels
+// on; never CPU, PNG or empty ones.
 TEST(PickAhead, TheCostliestCudaBackendImagesAtMostMaxImages) {
   std::mt19937_64 rng(std::random_device{}());
   for (int round = 0; round < 50; ++round) {
@@ -245,7 +246,9 @@ TEST(PickAhead, TheCostliestCudaBackendImagesAtMostMaxImages) {
     }
     const int64_t min_cost = 1 + static_cast<int64_t>(rng() % 10'000'000);
     const int max_images = 1 + static_cast<int>(rng() % 8);
-    const std::vector<int> picked = PickAhead(router, facts, min_cost, max_images);
+    // Half the rounds: balanced 4:2:0 photos from a random size on are candidates too.
+    const int64_t balanced_min = rng() % 2 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 10'000'000);
+    const std::vector<int> picked = PickAhead(router, facts, min_cost, max_images, balanced_min);
     // The reference: every eligible image, sorted by cost (index breaks ties), cut at max_images.
     std::vector<int> eligible;
     for (int i = 0; i < 64; ++i) {
@@ -255,14 +258,18 @@ TEST(PickAhead, TheCostliestCudaBackendImagesAtMostMaxImages) {
       const bool large = !f.progressive && f.pixels > router.config().large_pixels;
       const bool cuda_alone =
           f.jpeg && !f.empty && !large && (f.progressive || f.subsampling != ChromaSubsampling::k420);
+      const bool balanced = f.jpeg && !f.empty && !large && !f.progressive && f.subsampling == ChromaSubsampling::k420;
       const int64_t cost = f.progressive ? 3 * f.pixels : f.pixels;
-      if (cuda_alone && cost >= min_cost) eligible.push_back(i);
+      if ((cuda_alone && cost >= min_cost) || (balanced && balanced_min > 0 && f.pixels >= balanced_min)) {
+        eligible.push_back(i);
+      }
     }
     std::stable_sort(eligible.begin(), eligible.end(), [&](int a, int b) {
       return HostCost(facts[static_cast<size_t>(a)]) > HostCost(facts[static_cast<size_t>(b)]);
     });
     if (static_cast<int>(eligible.size()) > max_images) eligible.resize(static_cast<size_t>(max_images));
-    EXPECT_EQ(picked, eligible) << "round " << round << ", min_cost " << min_cost << ", max " << max_images;
+    EXPECT_EQ(picked, eligible) << "round " << round << ", min_cost " << min_cost << ", max " << max_images
+                                << ", balanced from " << balanced_min;
   }
 }
 
@@ -272,6 +279,15 @@ TEST(PickAhead, NothingWhenOffOrWhereTheCpuTakesTheImages) {
   EXPECT_TRUE(PickAhead(DecodeRouter(Full()), facts, 0, 4).empty()) << "min_cost 0: off";
   EXPECT_TRUE(PickAhead(DecodeRouter(Full()), facts, 1, 0).empty());
   EXPECT_EQ(PickAhead(DecodeRouter(Full()), facts, 1, 4), std::vector<int>{0}) << "balanced 4:2:0 is not picked";
+  RouterConfig no_large = Full();  // as GpuDecoder routes: no engines' large group, 4:2:0 of every size balanced
+  no_large.large_pixels = 1'000'000'000;
+  EXPECT_EQ(PickAhead(DecodeRouter(no_large), facts, 1, 4), std::vector<int>{0}) << "balanced 4:2:0 is not picked";
+  EXPECT_EQ(PickAhead(DecodeRouter(no_large), facts, 1, 4, 9'000'001), std::vector<int>{0}) << "below the size";
+  EXPECT_EQ(PickAhead(DecodeRouter(no_large), facts, 1, 4, 9'000'000), (std::vector<int>{0, 1}))
+      << "from the size on, balanced 4:2:0 too (cost 27 MP before 9 MP)";
+  EXPECT_EQ(PickAhead(DecodeRouter(Full()), facts, 1, 4, 1), std::vector<int>{0})
+      << "the engines' large group is not balanced: not picked";
+  EXPECT_TRUE(PickAhead(DecodeRouter(no_large), facts, 0, 4, 1).empty()) << "min_cost 0: off, whatever else";
   RouterConfig cpu = Full();
   cpu.progressive = ProgressiveRoute::kCpu;
   EXPECT_TRUE(PickAhead(DecodeRouter(cpu), facts, 1, 4).empty()) << "progressive on the CPU path";

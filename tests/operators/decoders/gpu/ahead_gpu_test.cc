@@ -3,7 +3,8 @@
 // real JPEGs from libjpeg-turbo (fresh random sizes, windows and layouts): the pixels must match
 // libjpeg-turbo's as every other path's do, and match the call's own CUDA-backend decode byte for
 // byte (but at the ROI edges of subsampled images, where nvJPEG reads past its chroma plane); a look at other bytes or another call is never used; the counters account for every image
-// picked; a decoder destroyed with work still ahead ends cleanly.
+// picked; large balanced 4:2:0 photos are picked from ahead_balanced_pixels on; a decoder destroyed
+// with work still ahead ends cleanly.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,6 +48,7 @@ int64_t Picks(const std::vector<TestJpeg>& files, const GpuDecoderOptions& optio
   config.nvjpeg = c.nvjpeg_available;
   config.engines = c.hardware_available;
   config.paths = options.paths;
+  config.large_pixels = options.large_pixels;
   std::vector<RouteFacts> facts;
   for (const TestJpeg& f : files) {
     const ImageInfo info = ParseImageInfo(f.bytes.data(), f.bytes.size());
@@ -57,7 +59,9 @@ int64_t Picks(const std::vector<TestJpeg>& files, const GpuDecoderOptions& optio
     r.pixels = f.height * f.width;
     facts.push_back(r);
   }
-  return static_cast<int64_t>(PickAhead(DecodeRouter(config), facts, options.ahead_cost, options.ahead_images).size());
+  return static_cast<int64_t>(
+      PickAhead(DecodeRouter(config), facts, options.ahead_cost, options.ahead_images, options.ahead_balanced_pixels)
+          .size());
 }
 
 TEST(DecodeAhead, ImagesDecodedAheadMatchLibjpegTurboAndEveryPickIsAccounted) {
@@ -87,6 +91,44 @@ TEST(DecodeAhead, ImagesDecodedAheadMatchLibjpegTurboAndEveryPickIsAccounted) {
   EXPECT_GT(c.images_ahead, 0) << "with a 100 ms head start some images must have been decoded ahead";
   EXPECT_EQ(c.images_hardware + c.images_cuda + c.images_cpu, kCalls * static_cast<int64_t>(files.size()));
   EXPECT_LE(c.images_ahead, c.images_cuda);
+}
+
+// ahead_balanced_pixels: baseline 4:2:0 photos the balance would split, from that size on, are
+// picked too (engines present), and come out as libjpeg-turbo decodes them.
+TEST(DecodeAhead, LargeBalancedPhotosArePickedFromTheirSizeOn) {
+  CONVEYOR_REQUIRE_GPU();
+  std::mt19937_64& rng = ::conveyor::testing::Rng();
+  std::vector<TestJpeg> files = MixedFiles(rng, 12);
+  for (int i = 0; i < 4; ++i) {  // 2-3.5 MP baseline 4:2:0 between them
+    files.insert(files.begin() + 3 * i, EncodeJpeg(1200 + static_cast<int>(rng() % 400),
+                                                   1700 + static_cast<int>(rng() % 500), TJSAMP_420, false, rng));
+  }
+  GpuDecoderOptions options = AheadOptions();
+  options.ahead_cost = 1'000'000'000;  // nothing the CUDA backend takes alone is that costly
+  options.ahead_balanced_pixels = 2'000'000;
+  GpuDecoder decoder(options);
+  ASSERT_TRUE(decoder.ahead_enabled());
+  cuda::Stream stream = cuda::Stream::Create();
+  TbbThreadPool pool(4);
+  DecodeRun run{decoder, stream, pool, DecodeColor::kRgb};
+  run.ahead = true;
+  run.ahead_ms = 100;
+  constexpr int kCalls = 4;
+  for (int call = 0; call < kCalls; ++call) {
+    run.iteration = call;
+    const auto windows = call == 0 ? Whole(files) : RandomWindows(files, rng);
+    ExpectClose(files, windows, run(files, windows), DecodeColor::kRgb, "call " + std::to_string(call));
+  }
+  const GpuDecoderCounters c = decoder.counters();
+  const int64_t picks = Picks(files, options, c);
+  if (c.hardware_available) {
+    EXPECT_EQ(picks, 4) << "the four large 4:2:0 photos, nothing else";
+  } else {
+    EXPECT_EQ(picks, 0) << "no engines: no balance, and nothing the CUDA backend takes alone is costly enough";
+  }
+  EXPECT_EQ(c.images_ahead + c.ahead_taken_back, kCalls * picks);
+  if (picks > 0) EXPECT_GT(c.images_ahead, 0) << "with a 100 ms head start";
+  EXPECT_EQ(c.images_hardware + c.images_cuda + c.images_cpu, kCalls * static_cast<int64_t>(files.size()));
 }
 
 TEST(DecodeAhead, TheSameBytesAsTheCallsOwnCudaBackendDecode) {

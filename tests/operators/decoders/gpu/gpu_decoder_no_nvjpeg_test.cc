@@ -137,6 +137,7 @@ TEST(DecoderEnv, ValuesOutOfRangeAreRefused) {
       {"CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "4MP"}},
       {"CONVEYOR_JPEG_CUDA_SHARED_STATES", "expected a whole number from 1 to 16", {"0", "17", "", "two"}},
       {"CONVEYOR_JPEG_AHEAD_KPIXELS", "expected a whole number from 0 to 1000000", {"-1", "", "3MP"}},
+      {"CONVEYOR_JPEG_AHEAD_BALANCED_KPIXELS", "expected a whole number from 0 to 1000000", {"-5", "2000000", "big"}},
       {"CONVEYOR_JPEG_AHEAD_IMAGES", "expected a whole number from 1 to 64", {"0", "65", "", "four"}},
       {"CONVEYOR_JPEG_AHEAD_THREADS", "expected a whole number from 1 to 16", {"0", "17", ""}},
       {"CONVEYOR_JPEG_AHEAD_BUFFERS", "expected a whole number from 1 to 64", {"0", "65", "x"}},
@@ -203,7 +204,9 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   setenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS", "2000", 1);
   EXPECT_EQ(options.ahead_cost, 3'000'000);  // the defaults
   EXPECT_EQ(options.ahead_images, 4);
+  EXPECT_EQ(options.ahead_balanced_pixels, 0);
   setenv("CONVEYOR_JPEG_AHEAD_KPIXELS", "0", 1);
+  setenv("CONVEYOR_JPEG_AHEAD_BALANCED_KPIXELS", "6000", 1);
   setenv("CONVEYOR_JPEG_AHEAD_IMAGES", "7", 1);
   setenv("CONVEYOR_JPEG_AHEAD_THREADS", "3", 1);
   setenv("CONVEYOR_JPEG_AHEAD_BUFFERS", "5", 1);
@@ -238,10 +241,11 @@ TEST(DecoderEnv, ValuesReachTheOptions) {
   EXPECT_EQ(options.other_engines_pixels, 4'000'000);
   unsetenv("CONVEYOR_JPEG_CUDA_SHARED_KPIXELS");
   for (const char* name : {"CONVEYOR_JPEG_AHEAD_KPIXELS", "CONVEYOR_JPEG_AHEAD_IMAGES", "CONVEYOR_JPEG_AHEAD_THREADS",
-                           "CONVEYOR_JPEG_AHEAD_BUFFERS"}) {
+                           "CONVEYOR_JPEG_AHEAD_BUFFERS", "CONVEYOR_JPEG_AHEAD_BALANCED_KPIXELS"}) {
     unsetenv(name);
   }
   EXPECT_EQ(options.ahead_cost, 0);
+  EXPECT_EQ(options.ahead_balanced_pixels, 6'000'000);
   EXPECT_EQ(options.ahead_images, 7);
   EXPECT_EQ(options.ahead_threads, 3);
   EXPECT_EQ(options.ahead_buffers, 5);
