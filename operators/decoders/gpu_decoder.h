@@ -101,7 +101,8 @@ struct GpuDecoderOptions {
   int64_t ahead_cost = 3'000'000;
   // Baseline 4:2:0 JPEGs the balance would split between the engines and the CUDA backend, with at
   // least this many pixels, are picked too (their cost: pixels): one such photo on one JPEG engine
-  // can hold the engines' part of a call. 0: none.
+  // can hold the engines' part of a call. 0: none (no faster on the realistic set, where the CUDA
+  // backend's own images hold the call: docs/decoding_slow_batches.md).
   int64_t ahead_balanced_pixels = 0;
   int ahead_images = 4;   // 1-64
   int ahead_threads = 2;  // 1-16
