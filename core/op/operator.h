@@ -66,9 +66,10 @@ class Operator {
   // GPU operators with a host phase (above), where the CPU stage runs on its own thread:
   // iteration ws.iteration()'s inputs, once the CPU stage produced them, on that thread (so
   // possibly while RunGpu of an earlier iteration runs on another). ws has the inputs, iteration,
-  // seed, slot and the CPU stage's pool (idle then); no outputs, no stream. The inputs stay valid only until the call returns: copy
-  // what work started here keeps. A hint, called again when a rewind redoes the iteration (with
-  // its new inputs); RunGpu of an iteration must not depend on it. Default: nothing.
+  // seed, slot and the CPU stage's pool (idle then); no outputs, no stream. The inputs stay valid
+  // only until the call returns: copy what work started here keeps. A hint, called again when a
+  // rewind redoes the iteration (with its new inputs); RunGpu of an iteration must not depend on
+  // it. Default: nothing.
   virtual void LookAhead(const Workspace& ws) { (void)ws; }
 
   // Readers: the samples one epoch of this node delivers at `batch_size` per iteration (its

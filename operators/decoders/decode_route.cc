@@ -70,11 +70,13 @@ std::vector<int> PickAhead(const DecodeRouter& router, const std::vector<RouteFa
   if (max_images <= 0 || min_cost <= 0) return picked;
   for (size_t i = 0; i < facts.size(); ++i) {
     const RouteFacts& f = facts[i];
-    if (f.empty) continue;
+    const bool costly = HostCost(f) >= min_cost;
+    const bool large = balanced_min_pixels > 0 && f.pixels >= balanced_min_pixels;
+    if (f.empty || (!costly && !large)) continue;  // most images: no route needed
     const Route r = router.RouteOf(f);
-    const bool cuda_alone = r.first == DecodePath::kCuda && !r.balanced && HostCost(f) >= min_cost;
-    const bool balanced_large = r.balanced && balanced_min_pixels > 0 && f.pixels >= balanced_min_pixels;
-    if (cuda_alone || balanced_large) picked.push_back(static_cast<int>(i));
+    if ((costly && r.first == DecodePath::kCuda && !r.balanced) || (large && r.balanced)) {
+      picked.push_back(static_cast<int>(i));
+    }
   }
   std::stable_sort(picked.begin(), picked.end(),
                    [&](int a, int b) { return HostCost(facts[static_cast<size_t>(a)]) > HostCost(facts[static_cast<size_t>(b)]); });
